@@ -1,0 +1,92 @@
+"""Provenance of a run: versions, git commit, hardware. Captured once per process."""
+
+from __future__ import annotations
+
+import functools
+import os
+import platform
+import socket
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+__all__ = ["capture", "repo_root", "git_commit"]
+
+
+def repo_root() -> Path:
+    """The directory that holds the ``bench`` package (the repository root in a checkout)."""
+    return Path(__file__).resolve().parent.parent
+
+
+def _git(*args: str) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", *args], cwd=repo_root(), capture_output=True, text=True, timeout=10, check=True
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip()
+
+
+def git_commit() -> tuple[str | None, bool | None]:
+    """``(commit, dirty)`` of the checkout bench runs from; ``(None, None)`` outside git."""
+    commit = _git("rev-parse", "HEAD")
+    if commit is None:
+        return None, None
+    status = _git("status", "--porcelain", "--untracked-files=no")
+    return commit, bool(status)
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _memory_gb() -> float | None:
+    try:
+        return round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+@functools.cache
+def capture() -> dict[str, Any]:
+    """Everything needed to say where and with what a result was produced."""
+    from bench import __version__
+
+    commit, dirty = git_commit()
+    return {
+        "bench_version": __version__,
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "python": platform.python_version(),
+        "numpy": _version("numpy"),
+        "torch": _version("torch"),
+        "scipy": _version("scipy"),
+        "platform": platform.platform(),
+        "cpu_model": _cpu_model(),
+        "cpu_cores": os.cpu_count(),
+        "memory_gb": _memory_gb(),
+        "hostname": socket.gethostname(),
+        "executable": sys.executable,
+    }
+
+
+def hardware_id(env: dict[str, Any]) -> str:
+    """A short label saying which machine a timing comes from."""
+    return f"{env.get('cpu_model', '?')} x{env.get('cpu_cores', '?')}"

@@ -1,0 +1,400 @@
+"""Registries of tasks and methods, and how they are discovered.
+
+Tasks are trusted benchmark code: they live in the top-level ``tasks`` package
+(or come from the ``bench.tasks`` entry-point group) and the runner imports
+them.
+
+Methods are *not* trusted: they live in ``methods`` (the papers' methods),
+``baselines``, the ``bench.plugins`` entry-point group, or files named in
+``BENCH_PLUGIN_PATHS``. Importing one runs its code, so only worker processes
+import them (see :mod:`bench.sandbox`); the runner receives their metadata as
+data (:meth:`MethodSpec.meta`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.util
+import inspect
+import os
+import pkgutil
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Generic, Literal, TypeVar
+
+from bench.task import TIERS, Task
+
+__all__ = [
+    "RegistryError",
+    "DuplicateNameError",
+    "UnknownNameError",
+    "Registry",
+    "MethodSpec",
+    "method",
+    "register_task",
+    "TASKS",
+    "METHODS",
+    "discover_tasks",
+    "discover_methods",
+    "get_task",
+    "DiscoveryError",
+]
+
+T = TypeVar("T")
+
+
+class RegistryError(Exception):
+    """Base class for registry errors."""
+
+
+class DuplicateNameError(RegistryError):
+    """Two parts registered under one name."""
+
+
+class UnknownNameError(RegistryError, KeyError):
+    """A name that is not registered; the message suggests close matches."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return self.args[0]
+
+
+def _source_of(obj: Any) -> str:
+    try:
+        file = inspect.getsourcefile(obj) or "?"
+        line = inspect.getsourcelines(obj)[1]
+        return f"{file}:{line}"
+    except (TypeError, OSError):
+        return getattr(obj, "__module__", "?")
+
+
+class Registry(Generic[T]):
+    """A name -> object map that refuses duplicates and suggests on typos."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self._items: dict[str, T] = {}
+        self._sources: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def add(self, name: str, obj: T, source: str) -> None:
+        with self._lock:
+            if name in self._items:
+                if self._sources[name] == source:
+                    return  # the same module imported twice (e.g. by path and by name)
+                raise DuplicateNameError(
+                    f"{self.what} {name!r} is registered twice: in {self._sources[name]} and in {source}"
+                )
+            self._items[name] = obj
+            self._sources[name] = source
+
+    def get(self, name: str) -> T:
+        try:
+            return self._items[name]
+        except KeyError:
+            raise UnknownNameError(unknown_message(self.what, name, self._items)) from None
+
+    def source(self, name: str) -> str:
+        return self._sources[name]
+
+    def names(self) -> list[str]:
+        return sorted(self._items)
+
+    def items(self) -> list[tuple[str, T]]:
+        return sorted(self._items.items())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._sources.clear()
+
+
+def unknown_message(what: str, name: str, known: Iterable[str]) -> str:
+    """``unknown task 'maxcutt'; did you mean 'maxcut'?``"""
+    known = sorted(known)
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    if close:
+        hint = "did you mean " + " or ".join(repr(c) for c in close) + "?"
+    elif known:
+        hint = "known: " + ", ".join(known[:12]) + (" ..." if len(known) > 12 else "")
+    else:
+        hint = f"no {what}s are registered"
+    return f"unknown {what} {name!r}; {hint}"
+
+
+# ----------------------------------------------------------------------------- tasks
+
+TASKS: Registry[type[Task]] = Registry("task")
+
+
+def register_task(cls: type[Task]) -> type[Task]:
+    """Class decorator: register a :class:`~bench.task.Task` subclass by ``meta.name``."""
+    if not (isinstance(cls, type) and issubclass(cls, Task)):
+        raise TypeError(f"@register_task expects a Task subclass, got {cls!r}")
+    if not hasattr(cls, "meta"):
+        raise TypeError(f"{cls.__qualname__} has no `meta = TaskMeta(...)`")
+    if cls.data_dir is None:
+        cls.data_dir = Path(inspect.getfile(cls)).parent
+    TASKS.add(cls.meta.name, cls, _source_of(cls))
+    return cls
+
+
+_task_instances: dict[str, Task] = {}
+
+
+def get_task(name: str) -> Task:
+    """The (cached) task object registered as ``name``; discovers tasks first."""
+    discover_tasks()
+    if name not in _task_instances:
+        _task_instances[name] = TASKS.get(name)()
+    return _task_instances[name]
+
+
+# ----------------------------------------------------------------------------- methods
+
+Kind = Literal["method", "baseline"]
+
+
+@dataclass
+class MethodSpec:
+    """A registered method or baseline.
+
+    ``target`` is the solve function, or a class whose instances answer
+    ``select(state)`` for interactive tasks. ``supports(instance)`` returns
+    ``True`` or a reason string (``False`` alone is allowed but unhelpful).
+    """
+
+    name: str
+    kind: Kind
+    tasks: tuple[str, ...]
+    target: Callable[..., Any]
+    reference: str = ""
+    version: str = "1"
+    params: dict[str, Any] = field(default_factory=dict)
+    grid: dict[str, list[Any]] | None = None
+    deterministic: bool = False
+    supports: Callable[[Any], bool | str] | None = None
+    budgets: dict[str, float] = field(default_factory=dict)
+    description: str = ""
+    deviations: str = ""
+    source: str = ""
+
+    def meta(self) -> dict[str, Any]:
+        """JSON-able metadata sent from the worker to the runner."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "tasks": list(self.tasks),
+            "reference": self.reference,
+            "version": self.version,
+            "params": self.params,
+            "grid": self.grid,
+            "deterministic": self.deterministic,
+            "budgets": self.budgets,
+            "description": self.description,
+            "deviations": self.deviations,
+            "source": self.source,
+            "interactive": inspect.isclass(self.target),
+        }
+
+
+METHODS: Registry[MethodSpec] = Registry("method")
+
+
+def method(
+    *,
+    name: str,
+    kind: Kind,
+    tasks: Iterable[str],
+    reference: str = "",
+    version: str = "1",
+    params: dict[str, Any] | None = None,
+    grid: dict[str, list[Any]] | None = None,
+    deterministic: bool = False,
+    supports: Callable[[Any], bool | str] | None = None,
+    budgets: dict[str, float] | None = None,
+    description: str = "",
+    deviations: str = "",
+) -> Callable[[T], T]:
+    """Register a method or baseline with one decorator.
+
+    Parameters
+    ----------
+    name
+        Unique name, lower case (``"ros"``, ``"tabu"``).
+    kind
+        ``"method"`` for a paper's method, ``"baseline"`` otherwise.
+    tasks
+        Names of the tasks it solves.
+    reference
+        Paper or library it implements.
+    version
+        Bump on any change that alters results; part of every job key.
+    params
+        Default keyword parameters passed to the solve function.
+    grid
+        Optional parameter grid, expanded by ``bench run --grid``.
+    deterministic
+        If true, the same seed must give the same solution (``validate`` checks).
+    supports
+        ``supports(instance) -> True | reason``; unsupported instances are
+        recorded as ``skipped`` with the reason, never as failures.
+    budgets
+        Per-tier time budgets (seconds) overriding the task's defaults.
+    description, deviations
+        Free text shown on the leaderboard's method page; ``deviations`` lists
+        every departure from the paper or official code. Defaults to the
+        docstring of the decorated object.
+
+    Examples
+    --------
+    >>> @method(name="greedy", kind="baseline", tasks=["knapsack"], deterministic=True)
+    ... def solve(instance, *, seed, budget):
+    ...     ...
+    """
+    if kind not in ("method", "baseline"):
+        raise ValueError(f"kind must be 'method' or 'baseline', got {kind!r}")
+    bad_tiers = set(budgets or {}) - set(TIERS)
+    if bad_tiers:
+        raise ValueError(f"budgets: unknown tiers {sorted(bad_tiers)}; tiers are {list(TIERS)}")
+
+    def deco(target: T) -> T:
+        doc = inspect.getdoc(target) or ""
+        spec = MethodSpec(
+            name=name,
+            kind=kind,
+            tasks=tuple(tasks),
+            target=target,  # type: ignore[arg-type]
+            reference=reference,
+            version=str(version),
+            params=dict(params or {}),
+            grid=grid,
+            deterministic=deterministic,
+            supports=supports,
+            budgets=dict(budgets or {}),
+            description=description or doc.split("\n\n")[0],
+            deviations=deviations,
+            source=_source_of(target),
+        )
+        METHODS.add(name, spec, spec.source)
+        return target
+
+    return deco
+
+
+# ----------------------------------------------------------------------------- discovery
+
+
+@dataclass
+class DiscoveryError:
+    """A module that failed to import; reported, never fatal for the others."""
+
+    module: str
+    error: str
+
+    def __str__(self) -> str:
+        return f"{self.module}: {self.error}"
+
+
+_discovered: set[str] = set()
+DISCOVERY_ERRORS: list[DiscoveryError] = []
+
+
+def _import_package_tree(pkg_name: str) -> None:
+    try:
+        pkg = importlib.import_module(pkg_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == pkg_name:
+            return
+        raise
+    for info in pkgutil.walk_packages(getattr(pkg, "__path__", []), prefix=pkg_name + ".", onerror=lambda _n: None):
+        if info.name.rsplit(".", 1)[-1].startswith("_"):
+            continue
+        _safe_import(info.name)
+
+
+def _safe_import(modname: str) -> None:
+    try:
+        importlib.import_module(modname)
+    except RegistryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a broken module must not hide the others
+        DISCOVERY_ERRORS.append(DiscoveryError(modname, _one_line(exc)))
+
+
+def _one_line(exc: BaseException) -> str:
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = f" ({Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def import_path(path: str | os.PathLike[str]) -> None:
+    """Import a method file, or every ``*.py`` in a directory, by path."""
+    p = Path(path).resolve()
+    files = sorted(p.glob("*.py")) if p.is_dir() else [p]
+    if not p.exists():
+        raise FileNotFoundError(f"{p}: no such file or directory")
+    for f in files:
+        if f.name.startswith("_"):
+            continue
+        modname = "bench_plugin_" + f.stem + "_" + format(abs(hash(str(f))) % 10**8, "d")
+        if modname in sys.modules:
+            continue
+        spec = importlib.util.spec_from_file_location(modname, f)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{f}: cannot import")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[modname] = mod
+        try:
+            spec.loader.exec_module(mod)
+        except RegistryError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            del sys.modules[modname]
+            DISCOVERY_ERRORS.append(DiscoveryError(str(f), _one_line(exc)))
+
+
+def plugin_paths() -> list[str]:
+    """Extra method files from ``BENCH_PLUGIN_PATHS`` (``os.pathsep``-separated)."""
+    raw = os.environ.get("BENCH_PLUGIN_PATHS", "")
+    return [p for p in raw.split(os.pathsep) if p]
+
+
+def discover_tasks() -> Registry[type[Task]]:
+    """Import the ``tasks`` package and ``bench.tasks`` entry points once."""
+    if "tasks" not in _discovered:
+        _discovered.add("tasks")
+        _import_package_tree("tasks")
+        for ep in entry_points(group="bench.tasks"):
+            try:
+                ep.load()
+            except Exception as exc:  # noqa: BLE001
+                DISCOVERY_ERRORS.append(DiscoveryError(f"entry point {ep.name}", _one_line(exc)))
+    return TASKS
+
+
+def discover_methods(extra_paths: Iterable[str] = ()) -> Registry[MethodSpec]:
+    """Import methods, baselines, plugins and extra files. Worker processes only."""
+    if "methods" not in _discovered:
+        _discovered.add("methods")
+        _import_package_tree("methods")
+        _import_package_tree("baselines")
+        for ep in entry_points(group="bench.plugins"):
+            try:
+                ep.load()
+            except Exception as exc:  # noqa: BLE001
+                DISCOVERY_ERRORS.append(DiscoveryError(f"entry point {ep.name}", _one_line(exc)))
+    for p in [*plugin_paths(), *extra_paths]:
+        import_path(p)
+    return METHODS

@@ -1,0 +1,457 @@
+"""Process isolation for method code: a pre-warmed zygote that forks one child per job.
+
+Who runs what::
+
+    evaluator (trusted: task, oracle, verifier)
+      └─ zygote     python -m bench.sandbox; imports numpy/torch and every method once
+           └─ child one per job: own session and process group, rlimits, a clean
+                    working directory, dies with the zygote (PR_SET_PDEATHSIG)
+
+The evaluator talks to the child over a socket pair, in :mod:`bench.wire`
+messages (data only, never pickle). The zygote reports each child's exit status
+and resource usage from ``wait4``; the evaluator enforces the wall-clock limit
+by killing the child's whole process group, then every process that carries the
+job's token in its environment (grandchildren that escaped with ``setsid``).
+
+When the evaluator dies, the zygote sees EOF on its control socket, kills every
+job it started, and exits; children die with the zygote. A killed runner leaves
+no orphans.
+
+This is process isolation for honest measurement, **not** a security sandbox:
+code that wants to escape a same-user process can.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import resource
+import select
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+import traceback
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench import wire
+
+__all__ = ["Zygote", "ChildExit", "send_msg", "recv_msg", "ChannelClosed", "kill_job_processes", "checkpoint"]
+
+THREAD_ENV = (
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "BLIS_NUM_THREADS",
+)
+TOKEN_ENV = "BENCH_JOB_TOKEN"
+_LEN = struct.Struct("<Q")
+
+
+class ChannelClosed(EOFError):
+    """The other end of a socket closed."""
+
+
+class MessageTooLarge(ValueError):
+    """A peer announced a message above the size limit."""
+
+
+# ----------------------------------------------------------------------------- framing
+
+
+def send_msg(sock: socket.socket, obj: Any) -> None:
+    payload = wire.encode(obj)
+    sock.sendall(_LEN.pack(len(payload)) + payload)
+
+
+def _recv_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            r, _, _ = select.select([sock], [], [], left)
+            if not r:
+                raise TimeoutError
+        k = sock.recv_into(view[got:], n - got)
+        if k == 0:
+            raise ChannelClosed
+        got += k
+    return bytes(buf)
+
+
+def recv_msg(sock: socket.socket, deadline: float | None = None, max_bytes: int = 2**31) -> Any:
+    """Receive one message; ``TimeoutError`` past ``deadline`` (monotonic seconds)."""
+    (n,) = _LEN.unpack(_recv_exact(sock, _LEN.size, deadline))
+    if n > max_bytes:
+        raise MessageTooLarge(f"message of {n} bytes exceeds the limit of {max_bytes}")
+    return wire.decode(_recv_exact(sock, n, deadline))
+
+
+# ----------------------------------------------------------------------------- process helpers
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_PR_SET_PDEATHSIG = 1
+
+
+def set_pdeathsig(sig: int = signal.SIGKILL) -> None:
+    """Ask the kernel to send ``sig`` to this process when its parent thread dies."""
+    _libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+
+
+def _read_status_kb(pid: int | str, field_name: str) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith(field_name + ":"):
+                    return int(line.split()[1])
+    except (FileNotFoundError, ProcessLookupError, ValueError):
+        pass
+    return 0
+
+
+def kill_job_processes(token: str, pgid: int | None = None) -> int:
+    """SIGKILL the job's process group and any process carrying ``token``.
+
+    Returns the number of token-carrying processes found (escapees included).
+    """
+    if pgid:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+    needle = f"{TOKEN_ENV}={token}".encode()
+    found = 0
+    me = os.getpid()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as fh:
+                env = fh.read()
+        except OSError:
+            continue
+        if needle in env.split(b"\0"):
+            found += 1
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(entry.name), signal.SIGKILL)
+    return found
+
+
+# ----------------------------------------------------------------------------- evaluator side
+
+
+@dataclass
+class ChildExit:
+    """How a job's child process ended, as ``wait4`` saw it."""
+
+    exitcode: int | None
+    signal: int | None
+    cpu_s: float
+    peak_rss_mb: float
+
+    @property
+    def clean(self) -> bool:
+        return self.exitcode == 0
+
+
+@dataclass
+class Limits:
+    """Resource limits for one job's child process."""
+
+    memory_mb: float = 4096.0
+    output_mb: float = 256.0
+    threads: int = 1
+
+
+@dataclass
+class Zygote:
+    """Handle on a zygote process. Created and used by a trusted evaluator."""
+
+    threads: int = 1
+    extra_paths: tuple[str, ...] = ()
+    proc: subprocess.Popen | None = None
+    ctrl: socket.socket | None = None
+    catalog: list[dict[str, Any]] = field(default_factory=list)
+    discovery_errors: list[str] = field(default_factory=list)
+    _pending_exit: dict[int, ChildExit] = field(default_factory=dict)
+
+    def start(self, timeout: float = 300.0) -> Zygote:
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        env = dict(os.environ)
+        for k in THREAD_ENV:
+            env[k] = str(self.threads)
+        env["BENCH_THREADS"] = str(self.threads)
+        env["PYTHONUNBUFFERED"] = "1"
+        if self.extra_paths:
+            env["BENCH_EXTRA_PATHS"] = os.pathsep.join(self.extra_paths)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bench.sandbox", str(child.fileno())],
+            pass_fds=[child.fileno()],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            close_fds=True,
+        )
+        child.close()
+        self.ctrl = parent
+        try:
+            hello = recv_msg(parent, time.monotonic() + timeout)
+        except (ChannelClosed, TimeoutError) as exc:
+            self.close()
+            raise RuntimeError("the method worker (zygote) failed to start; run `python -m bench list methods` to see why") from exc
+        self.catalog = hello["catalog"]
+        self.discovery_errors = hello["errors"]
+        return self
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def fork(self, token: str, workdir: str, limits: Limits) -> tuple[int, socket.socket]:
+        """Fork a child for one job; returns its pid and the evaluator's end of its socket."""
+        assert self.ctrl is not None
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            send_msg(
+                self.ctrl,
+                {
+                    "op": "fork",
+                    "token": token,
+                    "workdir": workdir,
+                    "memory_mb": float(limits.memory_mb),
+                    "output_mb": float(limits.output_mb),
+                    "threads": int(limits.threads),
+                },
+            )
+            socket.send_fds(self.ctrl, [b"F"], [theirs.fileno()])
+        finally:
+            theirs.close()
+        while True:
+            msg = recv_msg(self.ctrl, time.monotonic() + 60)
+            if msg["op"] == "forked":
+                return int(msg["pid"]), mine
+            if msg["op"] == "exited":  # a late report from an earlier child
+                self._pending_exit[int(msg["pid"])] = _exit_from(msg)
+
+    def wait_exit(self, pid: int, timeout: float) -> ChildExit | None:
+        """Wait for the zygote's report that ``pid`` exited."""
+        assert self.ctrl is not None
+        if pid in self._pending_exit:
+            return self._pending_exit.pop(pid)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                msg = recv_msg(self.ctrl, deadline)
+            except TimeoutError:
+                return None
+            if msg["op"] == "exited":
+                ex = _exit_from(msg)
+                if int(msg["pid"]) == pid:
+                    return ex
+                self._pending_exit[int(msg["pid"])] = ex
+
+    def close(self) -> None:
+        if self.ctrl is not None:
+            self.ctrl.close()
+            self.ctrl = None
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+
+def _exit_from(msg: dict[str, Any]) -> ChildExit:
+    return ChildExit(
+        exitcode=msg.get("exitcode"),
+        signal=msg.get("signal"),
+        cpu_s=float(msg["cpu_s"]),
+        peak_rss_mb=float(msg["peak_rss_mb"]),
+    )
+
+
+def new_token() -> str:
+    return uuid.uuid4().hex
+
+
+# ----------------------------------------------------------------------------- zygote side
+
+_children: dict[int, tuple[int, str, int]] = {}  # pid -> (pidfd, token, baseline_rss_kb)
+
+
+def _cleanup_and_exit(*_args: Any) -> None:
+    for pid, (_fd, token, _b) in list(_children.items()):
+        kill_job_processes(token, pid)
+    os._exit(0)
+
+
+def _zygote_main(ctrl_fd: int) -> None:
+    ctrl = socket.socket(fileno=ctrl_fd)
+    signal.signal(signal.SIGTERM, _cleanup_and_exit)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the runner, which decides
+    threads = int(os.environ.get("BENCH_THREADS", "1"))
+    for mod in filter(None, os.environ.get("BENCH_PRELOAD", "numpy").split(",")):
+        with contextlib.suppress(ImportError):
+            __import__(mod)
+    _limit_threads(threads)
+
+    from bench.registry import DISCOVERY_ERRORS, discover_methods
+
+    extra = [p for p in os.environ.get("BENCH_EXTRA_PATHS", "").split(os.pathsep) if p]
+    errors: list[str] = []
+    try:
+        registry = discover_methods(extra)
+        catalog = [spec.meta() for _, spec in registry.items()]
+    except Exception as exc:  # noqa: BLE001 - reported to the runner as data
+        catalog, errors = [], [f"{type(exc).__name__}: {exc}"]
+    errors += [str(e) for e in DISCOVERY_ERRORS]
+    send_msg(ctrl, {"op": "hello", "catalog": catalog, "errors": errors, "pid": os.getpid()})
+
+    poller = select.poll()
+    poller.register(ctrl, select.POLLIN)
+    by_fd: dict[int, int] = {}
+    while True:
+        for fd, _ev in poller.poll():
+            if fd == ctrl.fileno():
+                try:
+                    msg = recv_msg(ctrl)
+                except (ChannelClosed, ConnectionError, wire.WireError):
+                    _cleanup_and_exit()
+                if msg["op"] == "fork":
+                    _, fds, _, _ = socket.recv_fds(ctrl, 1, 1)
+                    pid = _fork_child(ctrl, fds[0], msg)
+                    pidfd = os.pidfd_open(pid)
+                    by_fd[pidfd] = pid
+                    poller.register(pidfd, select.POLLIN)
+                    send_msg(ctrl, {"op": "forked", "pid": pid})
+                elif msg["op"] == "exit":
+                    _cleanup_and_exit()
+            else:
+                pid = by_fd.pop(fd)
+                poller.unregister(fd)
+                os.close(fd)
+                _, token, baseline = _children.pop(pid)
+                _, status, ru = os.wait4(pid, 0)
+                send_msg(
+                    ctrl,
+                    {
+                        "op": "exited",
+                        "pid": pid,
+                        "exitcode": os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else None,
+                        "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+                        "cpu_s": ru.ru_utime + ru.ru_stime,
+                        # ru_maxrss counts the pages inherited from the zygote; subtract them.
+                        "peak_rss_mb": max(ru.ru_maxrss - baseline, 0) / 1024.0,
+                    },
+                )
+
+
+def _limit_threads(threads: int) -> None:
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(threads)
+    except ImportError:
+        pass
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(threads)
+        with contextlib.suppress(RuntimeError):
+            torch.set_num_interop_threads(threads)
+
+
+def _fork_child(ctrl: socket.socket, job_fd: int, msg: dict[str, Any]) -> int:
+    baseline = _read_status_kb("self", "VmRSS")
+    vmsize = _read_status_kb("self", "VmSize")
+    pid = os.fork()
+    if pid:
+        os.close(job_fd)
+        _children[pid] = (-1, msg["token"], baseline)
+        return pid
+    # ---- in the child: never return into the zygote's loop
+    code = 1
+    try:
+        os.setsid()  # own session and process group: the evaluator kills the group
+        set_pdeathsig(signal.SIGKILL)
+        if os.getppid() == 1:
+            os._exit(1)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        ctrl.close()
+        os.environ[TOKEN_ENV] = msg["token"]
+        _prepare_child(msg, vmsize)
+        from bench import _child
+
+        code = _child.serve(socket.socket(fileno=job_fd))
+    except BaseException:  # noqa: BLE001 - last resort; the evaluator sees the exit code
+        with contextlib.suppress(Exception):
+            traceback.print_exc()
+        code = 1
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+
+
+def _prepare_child(msg: dict[str, Any], vmsize_kb: int) -> None:
+    workdir = msg["workdir"]
+    os.makedirs(workdir, exist_ok=True)
+    os.chdir(workdir)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):
+        out = os.open(os.path.join(workdir, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(out, fd)
+        os.close(out)
+    mem = int(msg["memory_mb"] * 2**20)
+    if mem > 0:
+        # Address space = what the child inherits + the job's allowance.
+        limit = vmsize_kb * 1024 + mem
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    out_limit = int(msg["output_mb"] * 2**20)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (out_limit, out_limit))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # Peak RSS is measured from here: reset the high-water mark (Linux >= 4.0).
+    with contextlib.suppress(OSError):
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    _limit_threads(int(msg["threads"]))
+
+
+# ----------------------------------------------------------------------------- methods' side API
+
+_CHECKPOINT_HOOK: Any = None
+
+
+def checkpoint(solution: Any) -> None:
+    """Report an intermediate solution from inside ``solve`` (anytime curves).
+
+    The runner timestamps it on receipt and the task verifies it like a final
+    solution. Outside a bench job this does nothing.
+    """
+    if _CHECKPOINT_HOOK is not None:
+        _CHECKPOINT_HOOK(solution)
+
+
+if __name__ == "__main__":
+    try:
+        _zygote_main(int(sys.argv[1]))
+    except (KeyboardInterrupt, BrokenPipeError):
+        _cleanup_and_exit()
+    except OSError as exc:
+        if exc.errno in (errno.EPIPE, errno.ECONNRESET):
+            _cleanup_and_exit()
+        raise

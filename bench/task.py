@@ -1,0 +1,345 @@
+"""What a task is: metadata, instances, and the trusted verifier.
+
+A task owns the problem and the answer key. A method only ever sees the
+*public* part of an instance (``Instance.public()``); the task recomputes every
+metric from the solution the method returns (``Task.evaluate``), and rejects an
+invalid solution with :class:`InvalidSolution`.
+
+Interactive tasks (a method asks an oracle over several rounds) also provide a
+:class:`Session`: the trusted side keeps the state, the oracle and the learner,
+and the method answers ``select(state) -> action`` calls. A one-shot task is the
+special case of one call, whose action is the solution.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from bench import wire
+
+__all__ = [
+    "TIERS",
+    "InvalidSolution",
+    "Paper",
+    "Metric",
+    "Normalization",
+    "Reference",
+    "TaskMeta",
+    "InstanceSpec",
+    "Instance",
+    "Session",
+    "OneShotSession",
+    "Task",
+    "PaperResult",
+]
+
+TIERS = ("smoke", "standard", "full")
+Tier = Literal["smoke", "standard", "full"]
+
+
+class InvalidSolution(ValueError):
+    """The solution a method returned breaks the task's rules.
+
+    The message must say what is wrong precisely enough to fix it, e.g.
+    ``"label 7 at node 12 is outside [0, 3)"``.
+    """
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Paper(_Strict):
+    """The paper a task family comes from."""
+
+    title: str
+    authors: list[str]
+    arxiv: str | None = None
+    venue: str = "ICML 2025"
+    code_url: str | None = None
+
+
+class Metric(_Strict):
+    """One metric the verifier computes.
+
+    ``direction`` says which way is better; ``unit`` is free text ("", "%",
+    "s", "edges").
+    """
+
+    name: str
+    direction: Literal["max", "min"]
+    unit: str = ""
+    description: str = ""
+
+
+class Normalization(_Strict):
+    """How the primary metric maps to a 0-1 score for cross-task views.
+
+    ``linear``: ``(v - zero) / (one - zero)``; ``zero`` and ``one`` are either
+    numbers or names of per-instance references (e.g. ``"random"`` and
+    ``"best_known"``).
+
+    ``log``: for errors spanning decades,
+    ``(log10(zero) - log10(v)) / (log10(zero) - log10(one))``.
+    """
+
+    kind: Literal["linear", "log"] = "linear"
+    zero: float | str
+    one: float | str
+    description: str = ""
+
+    def _resolve(self, end: float | str, refs: dict[str, Reference]) -> float | None:
+        if isinstance(end, str):
+            ref = refs.get(end)
+            return None if ref is None else float(ref.value)
+        return float(end)
+
+    def apply(self, value: float, refs: dict[str, Reference]) -> float:
+        """Normalise ``value`` for one instance; NaN where a reference is missing."""
+        lo, hi = self._resolve(self.zero, refs), self._resolve(self.one, refs)
+        if lo is None or hi is None or value is None or not math.isfinite(value):
+            return math.nan
+        if self.kind == "log":
+            if value <= 0 or lo <= 0 or hi <= 0 or lo == hi:
+                return math.nan
+            return (math.log10(lo) - math.log10(value)) / (math.log10(lo) - math.log10(hi))
+        if hi == lo:
+            return math.nan
+        return (value - lo) / (hi - lo)
+
+
+class Reference(_Strict):
+    """A reference value for one instance (best known, optimum, random level)."""
+
+    value: float
+    source: str
+    note: str = ""
+
+
+class TaskMeta(_Strict):
+    """Strict task metadata (unknown fields are an error).
+
+    ``version`` must be bumped on any change that alters results; it is part of
+    every job key, so old results are never mixed with new ones.
+    """
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    version: str
+    family: str
+    paper: Paper | None = None
+    description: str
+    metrics: list[Metric]
+    primary: str
+    normalization: Normalization
+    gap_reference: str | None = Field(
+        None, description="reference that the leaderboard's 'gap' column is measured against"
+    )
+    interactive: bool = False
+    budgets: dict[Tier, float] = Field(default_factory=lambda: {"smoke": 10.0, "standard": 60.0, "full": 600.0})
+    superseded_by: str | None = None
+
+    @model_validator(mode="after")
+    def _primary_is_a_metric(self) -> TaskMeta:
+        names = [m.name for m in self.metrics]
+        if self.primary not in names:
+            raise ValueError(f"primary metric {self.primary!r} is not one of {names}")
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate metric names in {names}")
+        return self
+
+    def metric(self, name: str) -> Metric:
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+
+class PaperResult(_Strict):
+    """A number the paper reports, kept as data beside ours (never mixed in)."""
+
+    instance: str
+    method: str
+    metric: str
+    value: float
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class InstanceSpec:
+    """Cheap description of an instance, known without loading its data.
+
+    ``params`` and ``tags`` feed the leaderboard's filters.
+    """
+
+    id: str
+    params: dict[str, Any] = field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+
+
+@dataclass
+class Instance:
+    """A loaded instance.
+
+    Attributes
+    ----------
+    id, params, tags
+        As in :class:`InstanceSpec`.
+    data
+        Public data, sent to the method: plain values and numpy arrays only.
+    private
+        Held by the trusted side only (answer keys, oracle labels).
+    references
+        Reference values by name (``"best_known"``, ``"random"``...).
+    digest
+        sha256 of whatever defines the instance (file bytes, generator output).
+        It is part of every job key.
+    """
+
+    id: str
+    params: dict[str, Any]
+    data: dict[str, Any]
+    private: dict[str, Any] = field(default_factory=dict)
+    references: dict[str, Reference] = field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+    digest: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.digest:
+            self.digest = wire.digest({"params": self.params, "data": self.data, "private": self.private})
+
+    def public(self) -> dict[str, Any]:
+        """What the method process receives."""
+        return {"id": self.id, "params": dict(self.params), "tags": list(self.tags), "data": self.data}
+
+
+class Session:
+    """The trusted side of an interactive protocol.
+
+    The runner calls ``state()``; while it returns a dict, it sends that state
+    to the method, and passes the method's answer to ``apply``. When ``state()``
+    returns ``None``, ``solution()`` gives what ``Task.evaluate`` scores.
+    """
+
+    def state(self) -> dict[str, Any] | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def apply(self, action: Any) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def solution(self) -> Any:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class OneShotSession(Session):
+    """One call: the state is empty and the action is the solution."""
+
+    def __init__(self) -> None:
+        self._done = False
+        self._solution: Any = None
+
+    def state(self) -> dict[str, Any] | None:
+        return None if self._done else {}
+
+    def apply(self, action: Any) -> None:
+        self._solution = action
+        self._done = True
+
+    def solution(self) -> Any:
+        return self._solution
+
+
+class Task:
+    """Base class of every task. Subclass it and register it with ``@register_task``.
+
+    A subclass sets ``meta`` and implements ``instances``, ``load`` and
+    ``evaluate``. Interactive tasks also implement ``session``.
+
+    Claims and the paper's reported numbers are data files beside the task's
+    module: ``claims.toml`` and ``paper_results.csv`` (both optional).
+    """
+
+    meta: ClassVar[TaskMeta]
+    #: Body of ``solve`` written by ``bench new-method``; must return a valid solution.
+    template: ClassVar[str] = ""
+    #: Directory holding ``claims.toml`` / ``paper_results.csv``; set by the registry.
+    data_dir: ClassVar[Path | None] = None
+
+    # -- instances -------------------------------------------------------------
+    def instances(self, tier: str) -> list[InstanceSpec]:
+        """Instances of a tier, in a stable order."""
+        raise NotImplementedError
+
+    def load(self, instance_id: str) -> Instance:
+        """Load one instance by id, public and private parts."""
+        raise NotImplementedError
+
+    def all_instances(self) -> dict[str, InstanceSpec]:
+        """Every instance of every tier, by id."""
+        out: dict[str, InstanceSpec] = {}
+        for tier in TIERS:
+            for spec in self.instances(tier):
+                out.setdefault(spec.id, spec)
+        return out
+
+    def budget(self, tier: str, spec: InstanceSpec) -> float:
+        """Default time budget (seconds) of one job on ``spec`` in ``tier``."""
+        return float(self.meta.budgets[tier])
+
+    # -- verification ----------------------------------------------------------
+    def evaluate(self, instance: Instance, solution: Any) -> dict[str, float]:
+        """Recompute every metric from ``solution`` alone.
+
+        Raises
+        ------
+        InvalidSolution
+            For a wrong shape, type, range, a NaN, or a rule of the task broken.
+        """
+        raise NotImplementedError
+
+    def session(self, instance: Instance, seed: int) -> Session:
+        """The trusted side of the protocol (one call for one-shot tasks)."""
+        return OneShotSession()
+
+    # -- claims and paper numbers (data) ---------------------------------------
+    def claims(self) -> list[Any]:
+        """The paper's claims, read from ``claims.toml`` beside the task."""
+        from bench.claims import Claim
+
+        path = self.data_dir / "claims.toml" if self.data_dir else None
+        if path is None or not path.exists():
+            return []
+        with open(path, "rb") as fh:
+            try:
+                raw = tomllib.load(fh)
+            except tomllib.TOMLDecodeError as exc:
+                raise ValueError(f"{path}: {exc}") from exc
+        out = []
+        for i, entry in enumerate(raw.get("claim", [])):
+            try:
+                out.append(Claim.model_validate({"task": self.meta.name, **entry}))
+            except Exception as exc:  # pydantic's message is long; name the entry
+                raise ValueError(f"{path}: claim #{i + 1} ({entry.get('id', '?')}): {exc}") from exc
+        return out
+
+    def paper_results(self) -> list[PaperResult]:
+        """Numbers the paper reports, read from ``paper_results.csv`` beside the task."""
+        path = self.data_dir / "paper_results.csv" if self.data_dir else None
+        if path is None or not path.exists():
+            return []
+        with open(path, newline="") as fh:
+            rows = [r for r in csv.DictReader(line for line in fh if not line.startswith("#"))]
+        out = []
+        for lineno, row in enumerate(rows, start=2):
+            try:
+                out.append(PaperResult.model_validate({k: v for k, v in row.items() if v not in (None, "")}))
+            except Exception as exc:
+                raise ValueError(f"{path}: row {lineno}: {exc}") from exc
+        return out
