@@ -72,7 +72,7 @@ def serve(sock: socket.socket) -> int:
             ok = spec.supports(instance)
             if ok is not True:
                 reason = ok if isinstance(ok, str) and ok else f"{spec.name}.supports() returned {ok!r}"
-                send_msg(sock, {"op": "skip", "reason": reason})
+                send_msg(sock, {"op": "skip", "reason": reason, "baseline_kb": sandbox.BASELINE_RSS_KB})
                 return 0
         sandbox._CHECKPOINT_HOOK = lambda sol: _send_result(sock, "checkpoint", "solution", sol)
         target = spec.target
@@ -86,9 +86,9 @@ def serve(sock: socket.socket) -> int:
             def answer(state: dict[str, Any]) -> Any:
                 return target(instance, seed=seed, budget=budget, **params)
 
-        send_msg(sock, {"op": "ready"})
+        send_msg(sock, {"op": "ready", "baseline_kb": sandbox.BASELINE_RSS_KB})
     except BaseException as exc:  # noqa: BLE001 - reported to the runner as data
-        send_msg(sock, _error(exc))
+        send_msg(sock, {**_error(exc), "baseline_kb": sandbox.BASELINE_RSS_KB})
         return 1
 
     while True:

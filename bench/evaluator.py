@@ -38,11 +38,11 @@ from bench.sandbox import (
     recv_msg,
     send_msg,
 )
+from bench.store import STATUSES
 from bench.task import Instance, InvalidSolution
 
 __all__ = ["Evaluator", "run_job", "STATUSES"]
 
-STATUSES = ("ok", "invalid", "error", "timeout", "killed", "skipped")
 _TAIL = 4000
 #: Largest message a method may send (a solution, a checkpoint).
 MAX_MESSAGE_BYTES = 1 << 30
@@ -179,6 +179,7 @@ class Evaluator:
         method_time = 0.0
         checkpoints: list[tuple[float, Any]] = []
         exit_info: ChildExit | None = None
+        baseline_kb = 0
         solution: Any = None
         try:
             try:
@@ -208,6 +209,7 @@ class Evaluator:
                         "params": job.params,
                     }
                 )
+                baseline_kb = int(reply.get("baseline_kb") or 0)
                 self._check_reply(reply, expect="ready")
                 while (state := session.state()) is not None:
                     reply = ask({"op": "select", "state": state})
@@ -233,7 +235,7 @@ class Evaluator:
             res.update(status=out.status, reason=out.reason, error_type=out.error_type, traceback=out.tb)
         finally:
             sock.close()
-            if exit_info is None:
+            if exit_info is None and res["status"] != "timeout":
                 exit_info = zyg.wait_exit(pid, 2.0 if res["status"] == "ok" else 0.5)
             kill_job_processes(token, pid)
             if exit_info is None:
@@ -244,9 +246,13 @@ class Evaluator:
             shutil.rmtree(workdir, ignore_errors=True)
 
         res["wall_s"] = method_time
+        res["instance_params"] = dict(inst.params)
+        res["instance_tags"] = list(inst.tags)
+        res["references"] = {k: float(r.value) for k, r in inst.references.items()}
         if exit_info is not None:
             res["cpu_s"] = exit_info.cpu_s
-            res["peak_rss_mb"] = exit_info.peak_rss_mb
+            # the high-water mark includes what the child inherited; report the job's own use
+            res["peak_rss_mb"] = max(exit_info.maxrss_kb - baseline_kb, 0) / 1024.0
 
         t_verify = time.monotonic()
         if res["status"] == "ok":

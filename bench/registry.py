@@ -14,6 +14,7 @@ data (:meth:`MethodSpec.meta`).
 from __future__ import annotations
 
 import difflib
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -206,7 +207,35 @@ class MethodSpec:
             "deviations": self.deviations,
             "source": self.source,
             "interactive": inspect.isclass(self.target),
+            "interface_problems": interface_problems(self.target, self.params),
         }
+
+
+def interface_problems(target: Callable[..., Any], params: dict[str, Any] | None = None) -> list[str]:
+    """What is wrong with a method's signature (empty when it is fine)."""
+    problems = []
+    if inspect.isclass(target):
+        if not callable(getattr(target, "select", None)):
+            problems.append(f"class {target.__name__} has no select(self, state) method")
+        fn, what = target.__init__, f"{target.__name__}.__init__"
+    else:
+        fn, what = target, target.__name__
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return [*problems, f"cannot read the signature of {what}"]
+    params = list(sig.parameters.values())
+    if inspect.isclass(target):
+        params = params[1:]  # self
+    var_kw = any(p.kind is p.VAR_KEYWORD for p in params)
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if not positional and not any(p.kind is p.VAR_POSITIONAL for p in params):
+        problems.append(f"{what} must take the instance as its first argument")
+    names = {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    for kw in ("seed", "budget", *(params or {})):
+        if kw not in names and not var_kw:
+            problems.append(f"{what} must accept the keyword argument {kw!r}")
+    return problems
 
 
 METHODS: Registry[MethodSpec] = Registry("method")
@@ -348,7 +377,7 @@ def import_path(path: str | os.PathLike[str]) -> None:
     for f in files:
         if f.name.startswith("_"):
             continue
-        modname = "bench_plugin_" + f.stem + "_" + format(abs(hash(str(f))) % 10**8, "d")
+        modname = "bench_plugin_" + f.stem + "_" + hashlib.sha1(str(f).encode()).hexdigest()[:10]
         if modname in sys.modules:
             continue
         spec = importlib.util.spec_from_file_location(modname, f)
@@ -365,9 +394,13 @@ def import_path(path: str | os.PathLike[str]) -> None:
             DISCOVERY_ERRORS.append(DiscoveryError(str(f), _one_line(exc)))
 
 
-def plugin_paths() -> list[str]:
-    """Extra method files from ``BENCH_PLUGIN_PATHS`` (``os.pathsep``-separated)."""
-    raw = os.environ.get("BENCH_PLUGIN_PATHS", "")
+def plugin_paths(var: str = "BENCH_PLUGIN_PATHS") -> list[str]:
+    """Extra files from an ``os.pathsep``-separated environment variable.
+
+    ``BENCH_PLUGIN_PATHS`` names method files (imported by workers only);
+    ``BENCH_TASK_PATHS`` names task files (trusted, imported by the runner).
+    """
+    raw = os.environ.get(var, "")
     return [p for p in raw.split(os.pathsep) if p]
 
 
@@ -381,6 +414,8 @@ def discover_tasks() -> Registry[type[Task]]:
                 ep.load()
             except Exception as exc:  # noqa: BLE001
                 DISCOVERY_ERRORS.append(DiscoveryError(f"entry point {ep.name}", _one_line(exc)))
+        for p in plugin_paths("BENCH_TASK_PATHS"):
+            import_path(p)
     return TASKS
 
 

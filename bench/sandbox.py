@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import errno
 import os
 import resource
 import select
@@ -152,12 +151,16 @@ def kill_job_processes(token: str, pgid: int | None = None) -> int:
 
 @dataclass
 class ChildExit:
-    """How a job's child process ended, as ``wait4`` saw it."""
+    """How a job's child process ended, as ``wait4`` saw it.
+
+    ``maxrss_kb`` is the raw high-water mark; subtract the child's baseline
+    (sent in its first message) to get what the job itself used.
+    """
 
     exitcode: int | None
     signal: int | None
     cpu_s: float
-    peak_rss_mb: float
+    maxrss_kb: int
 
     @property
     def clean(self) -> bool:
@@ -195,7 +198,7 @@ class Zygote:
         if self.extra_paths:
             env["BENCH_EXTRA_PATHS"] = os.pathsep.join(self.extra_paths)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bench.sandbox", str(child.fileno())],
+            [sys.executable, "-m", "bench._zygote", str(child.fileno())],
             pass_fds=[child.fileno()],
             env=env,
             stdin=subprocess.DEVNULL,
@@ -277,7 +280,7 @@ def _exit_from(msg: dict[str, Any]) -> ChildExit:
         exitcode=msg.get("exitcode"),
         signal=msg.get("signal"),
         cpu_s=float(msg["cpu_s"]),
-        peak_rss_mb=float(msg["peak_rss_mb"]),
+        maxrss_kb=int(msg["maxrss_kb"]),
     )
 
 
@@ -287,11 +290,13 @@ def new_token() -> str:
 
 # ----------------------------------------------------------------------------- zygote side
 
-_children: dict[int, tuple[int, str, int]] = {}  # pid -> (pidfd, token, baseline_rss_kb)
+_children: dict[int, tuple[int, str]] = {}  # pid -> (pidfd, token)
+#: RSS of a job's child right after set-up, before any method code runs (kB).
+BASELINE_RSS_KB = 0
 
 
 def _cleanup_and_exit(*_args: Any) -> None:
-    for pid, (_fd, token, _b) in list(_children.items()):
+    for pid, (_fd, token) in list(_children.items()):
         kill_job_processes(token, pid)
     os._exit(0)
 
@@ -341,7 +346,7 @@ def _zygote_main(ctrl_fd: int) -> None:
                 pid = by_fd.pop(fd)
                 poller.unregister(fd)
                 os.close(fd)
-                _, token, baseline = _children.pop(pid)
+                _children.pop(pid)
                 _, status, ru = os.wait4(pid, 0)
                 send_msg(
                     ctrl,
@@ -351,8 +356,7 @@ def _zygote_main(ctrl_fd: int) -> None:
                         "exitcode": os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else None,
                         "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
                         "cpu_s": ru.ru_utime + ru.ru_stime,
-                        # ru_maxrss counts the pages inherited from the zygote; subtract them.
-                        "peak_rss_mb": max(ru.ru_maxrss - baseline, 0) / 1024.0,
+                        "maxrss_kb": ru.ru_maxrss,
                     },
                 )
 
@@ -372,12 +376,11 @@ def _limit_threads(threads: int) -> None:
 
 
 def _fork_child(ctrl: socket.socket, job_fd: int, msg: dict[str, Any]) -> int:
-    baseline = _read_status_kb("self", "VmRSS")
     vmsize = _read_status_kb("self", "VmSize")
     pid = os.fork()
     if pid:
         os.close(job_fd)
-        _children[pid] = (-1, msg["token"], baseline)
+        _children[pid] = (-1, msg["token"])
         return pid
     # ---- in the child: never return into the zygote's loop
     code = 1
@@ -424,11 +427,16 @@ def _prepare_child(msg: dict[str, Any], vmsize_kb: int) -> None:
     out_limit = int(msg["output_mb"] * 2**20)
     resource.setrlimit(resource.RLIMIT_FSIZE, (out_limit, out_limit))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    # Peak RSS is measured from here: reset the high-water mark (Linux >= 4.0).
+    _limit_threads(int(msg["threads"]))
+    # Peak RSS is measured from here: reset the high-water mark (Linux >= 4.0)
+    # and remember what the child holds before any method code runs. The
+    # kernel does not count every page a forked child shares with its parent,
+    # so the baseline must be read in the child, not in the zygote.
+    global BASELINE_RSS_KB
     with contextlib.suppress(OSError):
         with open("/proc/self/clear_refs", "w") as fh:
             fh.write("5")
-    _limit_threads(int(msg["threads"]))
+    BASELINE_RSS_KB = _read_status_kb("self", "VmRSS")
 
 
 # ----------------------------------------------------------------------------- methods' side API
@@ -444,14 +452,3 @@ def checkpoint(solution: Any) -> None:
     """
     if _CHECKPOINT_HOOK is not None:
         _CHECKPOINT_HOOK(solution)
-
-
-if __name__ == "__main__":
-    try:
-        _zygote_main(int(sys.argv[1]))
-    except (KeyboardInterrupt, BrokenPipeError):
-        _cleanup_and_exit()
-    except OSError as exc:
-        if exc.errno in (errno.EPIPE, errno.ECONNRESET):
-            _cleanup_and_exit()
-        raise

@@ -37,6 +37,7 @@ __all__ = [
     "atomic_write",
     "records_frame",
     "DONE_STATUSES",
+    "STATUSES",
 ]
 
 SCHEMA_VERSION = 1
@@ -44,6 +45,8 @@ SCHEMA_VERSION = 1
 DONE_STATUSES = frozenset({"ok", "invalid", "skipped"})
 
 Status = Literal["ok", "invalid", "error", "timeout", "killed", "skipped"]
+#: Every status a job can end with, in display order.
+STATUSES: tuple[str, ...] = ("ok", "invalid", "error", "timeout", "killed", "skipped")
 
 
 class TracePoint(BaseModel):
@@ -87,6 +90,10 @@ class RunRecord(BaseModel):
     tier: str
     memory_mb: float
     grace: float = -1.0
+    # -- the instance, as data for filters and gaps (no task import needed)
+    instance_params: dict[str, Any] = Field(default_factory=dict)
+    instance_tags: list[str] = Field(default_factory=list)
+    references: dict[str, float] = Field(default_factory=dict)
     # -- outcome
     status: Status
     reason: str = ""
@@ -275,6 +282,11 @@ def records_frame(records: list[RunRecord] | list[dict[str, Any]]) -> pd.DataFra
         env = d.pop("environment", {}) or {}
         trace = d.pop("trace", []) or []
         d["params"] = json.dumps(d.get("params", {}), sort_keys=True)
+        for k, v in (d.pop("instance_params", None) or {}).items():
+            d[f"iparam.{k}"] = v
+        d["instance_tags"] = ",".join(d.get("instance_tags", []) or [])
+        for k, v in (d.pop("references", None) or {}).items():
+            d[f"ref.{k}"] = v
         d["previous_statuses"] = ",".join(d.get("previous_statuses", []) or [])
         d["n_checkpoints"] = len(trace)
         d["trace"] = json.dumps(trace)

@@ -308,6 +308,18 @@ class Task:
         """The trusted side of the protocol (one call for one-shot tasks)."""
         return OneShotSession()
 
+    def scaffold(self, name: str, kind: str) -> str:
+        """Source of a new method file for this task (``bench new-method``).
+
+        The default wraps :attr:`template` in a ``solve`` function; interactive
+        tasks override this to write a class with ``select``.
+        """
+        from bench.scaffold import render_method
+
+        if not self.template:
+            raise NotImplementedError(f"task {self.meta.name} has no method template")
+        return render_method(self.meta.name, self.meta.family, self.template, name, kind)
+
     # -- claims and paper numbers (data) ---------------------------------------
     def claims(self) -> list[Any]:
         """The paper's claims, read from ``claims.toml`` beside the task."""

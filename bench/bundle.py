@@ -1,0 +1,231 @@
+"""Published result bundles: ``results/<task>/<bundle-id>/``.
+
+A bundle holds whole sweeps (failures included; single runs cannot be picked)::
+
+    records.parquet      one row per job (records_frame columns)
+    solutions/<key>.npz  every stored solution, so `bench verify` can re-score
+    manifest.json        provenance: who, command, hardware, date, origin, hashes
+    task.json            task metadata and instances (params, tags, references)
+    claims.json          the task's claims and the paper's reported numbers, as data
+    methods.json         metadata of the methods in the bundle (deviations...)
+
+Bundles are read as data only (Parquet and JSON), so the leaderboard never
+imports a task or a method. A corrupted or foreign bundle is skipped with a
+warning that names it. Each bundle has its own directory, so concurrent
+submissions never touch the same file.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import shutil
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bench import environment
+from bench.store import SCHEMA_VERSION, RunRecord, Store, SweepManifest, records_frame
+
+__all__ = ["publish", "load_bundles", "Bundles", "task_export", "PublishError", "REQUIRED_COLUMNS"]
+
+REQUIRED_COLUMNS = ("key", "task", "task_version", "instance", "method", "kind", "seed", "rep", "status", "tier", "params")
+
+
+class PublishError(ValueError):
+    """The sweep cannot be published (incomplete, already published, ...)."""
+
+
+def task_export(task: Any) -> dict[str, Any]:
+    """The task's metadata and instances as plain data (trusted side only)."""
+    from bench.task import TIERS
+
+    tiers = {t: [s.id for s in task.instances(t)] for t in TIERS}
+    specs = task.all_instances()
+    return {
+        "meta": task.meta.model_dump(mode="json"),
+        "tiers": tiers,
+        "instances": {i: {"params": s.params, "tags": list(s.tags)} for i, s in specs.items()},
+    }
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _parquet_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """Object columns with mixed Python types become text (Parquet needs one type per column)."""
+    df = df.copy()
+    for c in df.columns:
+        if df[c].dtype == object:
+            types = {type(v) for v in df[c].dropna()}
+            if len(types) > 1 or (types and not types <= {str}):
+                df[c] = df[c].map(lambda v: v if v is None or (isinstance(v, float) and pd.isna(v)) else (v if isinstance(v, str) else json.dumps(v, default=str)))
+    return df
+
+
+def publish(
+    store: Store,
+    task: Any,
+    sweeps: list[str],
+    results_dir: Path,
+    *,
+    origin: str,
+    author: str | None,
+    catalog: list[dict[str, Any]],
+) -> Path:
+    """Write a bundle of the given sweeps (every job of each, whatever its status).
+
+    Raises
+    ------
+    PublishError
+        If a sweep is unknown, belongs to another task, or has a job with no
+        record (an interrupted sweep: rerun it to finish, then publish).
+    """
+    if origin not in ("maintainers", "submitted"):
+        raise PublishError(f"origin must be 'maintainers' or 'submitted', got {origin!r}")
+    manifests: list[SweepManifest] = []
+    known = {m.sweep: m for m in store.sweeps()}
+    for s in sweeps:
+        if s not in known:
+            from bench.registry import unknown_message
+
+            raise PublishError(unknown_message("sweep", s, known))
+        if known[s].task != task.meta.name:
+            raise PublishError(f"sweep {s} ran task {known[s].task!r}, not {task.meta.name!r}")
+        manifests.append(known[s])
+    keys = list(dict.fromkeys(k for m in manifests for k in m.keys))
+    records: list[RunRecord] = []
+    missing = []
+    for k in keys:
+        rec = store.get(task.meta.name, k)
+        (missing.append(k) if rec is None else records.append(rec))
+    if missing:
+        raise PublishError(f"{len(missing)} of {len(keys)} jobs of the sweep have no record (interrupted?); rerun the same `bench run` command to finish it, then publish")
+    bundle_hash = hashlib.sha256("".join(sorted(keys)).encode()).hexdigest()[:10]
+    bundle_id = f"{time.strftime('%Y%m%d', time.gmtime())}-{origin}-{bundle_hash}"
+    task_dir = Path(results_dir) / task.meta.name
+    for existing in task_dir.glob(f"*-{bundle_hash}"):
+        raise PublishError(f"these results are already published as {existing}")
+    out = task_dir / bundle_id
+    tmp = task_dir / f".{bundle_id}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    (tmp / "solutions").mkdir(parents=True)
+    files: dict[str, str] = {}
+    published = []
+    for rec in records:
+        sol = None
+        if rec.solution_file and (store.root / rec.solution_file).exists():
+            sol = f"solutions/{rec.key}.npz"
+            shutil.copyfile(store.root / rec.solution_file, tmp / sol)
+            files[sol] = _sha256(tmp / sol)
+        published.append(rec.model_copy(update={"solution_file": sol}))
+    df = records_frame(published)
+    _parquet_safe(df).to_parquet(tmp / "records.parquet", index=False)
+    files["records.parquet"] = _sha256(tmp / "records.parquet")
+    exported = task_export(task)
+    (tmp / "task.json").write_text(json.dumps(exported, indent=1, default=str))
+    claims = {
+        "claims": [c.model_dump(mode="json") for c in task.claims()],
+        "paper_results": [p.model_dump(mode="json") for p in task.paper_results()],
+    }
+    (tmp / "claims.json").write_text(json.dumps(claims, indent=1))
+    used = {r.method for r in records}
+    (tmp / "methods.json").write_text(json.dumps([m for m in catalog if m["name"] in used], indent=1, default=str))
+    for name in ("task.json", "claims.json", "methods.json"):
+        files[name] = _sha256(tmp / name)
+    hw = sorted({environment.hardware_id(r.environment) for r in records})
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    manifest = {
+        "schema_version": SCHEMA_VERSION,
+        "bundle": bundle_id,
+        "task": task.meta.name,
+        "task_version": task.meta.version,
+        "origin": origin,
+        "author": author or getpass.getuser(),
+        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "sweeps": [{"sweep": m.sweep, "command": m.command, "args": m.args, "started_at": m.started_at, "finished_at": m.finished_at} for m in manifests],
+        "hardware": hw,
+        "environment": environment.capture(),
+        "git_commits": sorted({str(r.environment.get("git_commit")) for r in records}),
+        "records": len(records),
+        "status_counts": counts,
+        "files": files,
+    }
+    (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
+    tmp.rename(out)
+    return out
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+@dataclass
+class Bundles:
+    """Everything read from a results directory, as data."""
+
+    records: pd.DataFrame
+    manifests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    claims: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    paper_results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    methods: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
+    """Read every bundle under ``results_dir`` (optionally one task's).
+
+    Records get a ``bundle`` column and the bundle's ``origin``. A bundle that
+    cannot be read is skipped, and the reason is in ``warnings`` (and emitted
+    as a Python warning) with the bundle's path.
+    """
+    root = Path(results_dir)
+    frames = []
+    out = Bundles(records=pd.DataFrame())
+    pattern = f"{task}/*/manifest.json" if task else "*/*/manifest.json"
+    for mpath in sorted(root.glob(pattern)):
+        bdir = mpath.parent
+        try:
+            manifest = json.loads(mpath.read_text())
+            if not isinstance(manifest, dict) or manifest.get("schema_version") != SCHEMA_VERSION:
+                raise ValueError("not a bench bundle manifest of this schema version")
+            for name in ("records.parquet", "task.json", "claims.json"):
+                if not (bdir / name).exists():
+                    raise ValueError(f"missing {name}")
+            df = pd.read_parquet(bdir / "records.parquet")
+            absent = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+            if absent:
+                raise ValueError(f"records.parquet lacks columns {absent}")
+            tjson = json.loads((bdir / "task.json").read_text())
+            cjson = json.loads((bdir / "claims.json").read_text())
+            mjson = json.loads((bdir / "methods.json").read_text()) if (bdir / "methods.json").exists() else []
+        except Exception as exc:  # noqa: BLE001 - any unreadable bundle is skipped, named
+            msg = f"{bdir}: bundle skipped ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+            out.warnings.append(msg)
+            warnings.warn(msg, stacklevel=2)
+            continue
+        name = manifest.get("task", bdir.parent.name)
+        df["bundle"] = manifest.get("bundle", bdir.name)
+        df["bundle_path"] = str(bdir)
+        df["origin"] = manifest.get("origin", "?")
+        frames.append(df)
+        out.manifests[str(bdir)] = manifest
+        out.tasks[name] = tjson
+        out.claims[name] = cjson.get("claims", [])
+        out.paper_results[name] = cjson.get("paper_results", [])
+        out.methods.setdefault(name, {}).update({m["name"]: m for m in mjson})
+    if frames:
+        out.records = pd.concat(frames, ignore_index=True, sort=False)
+    return out

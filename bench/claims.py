@@ -1,0 +1,211 @@
+"""Papers' claims as data, and the one function that gives each its verdict.
+
+A claim is recorded in ``tasks/<family>/claims.toml``::
+
+    [[claim]]
+    id = "ros-ratio-k2"
+    paper = "Max-k-Cut ROS (ICML 2025)"
+    statement = "ROS reaches ... (quoted from the paper)"
+    source = "Table 6"
+    tier = "standard"
+    instances = ["G1", "G2"]            # omit for every instance of the tier
+    [claim.comparison]
+    kind = "threshold"                  # or "versus"
+    method = "ros"
+    metric = "ratio"                    # a task metric, or wall_s / cpu_s / peak_rss_mb
+    op = ">="
+    value = 0.93
+
+Verdicts come only from :func:`verdict`, computed from results; nobody edits
+them by hand. The vocabulary is fixed (:data:`VERDICTS`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from bench.stats import stratified_bootstrap_ci
+
+__all__ = ["Comparison", "Claim", "Verdict", "verdict", "VERDICTS", "RUNNER_METRICS"]
+
+VERDICTS = ("confirmed", "contradicted", "inconclusive", "not testable here")
+#: Metrics the runner measures itself (record columns), usable in claims.
+RUNNER_METRICS = ("wall_s", "cpu_s", "peak_rss_mb", "job_s")
+
+
+class Comparison(BaseModel):
+    """What the claim compares.
+
+    ``threshold``: the mean over instances of ``method``'s per-instance mean
+    ``metric`` is ``op value``.
+
+    ``versus``: the mean paired difference ``method - baseline`` (same instance,
+    same seed) is ``op margin`` (``margin`` defaults to 0, i.e. "method ≥
+    baseline").
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    kind: Literal["threshold", "versus"]
+    method: str
+    metric: str
+    op: Literal[">=", ">", "<=", "<"]
+    value: float | None = None
+    baseline: str | None = None
+    margin: float = 0.0
+
+    @model_validator(mode="after")
+    def _complete(self) -> Comparison:
+        if self.kind == "threshold" and self.value is None:
+            raise ValueError("a threshold comparison needs `value`")
+        if self.kind == "versus" and not self.baseline:
+            raise ValueError("a versus comparison needs `baseline`")
+        return self
+
+    def describe(self) -> str:
+        if self.kind == "threshold":
+            return f"mean {self.metric} of {self.method} {self.op} {self.value:g}"
+        m = f" + {self.margin:g}" if self.margin else ""
+        return f"{self.metric}: {self.method} {self.op} {self.baseline}{m} (paired)"
+
+
+class Claim(BaseModel):
+    """One claim of a paper, with where it comes from and what tests it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    task: str
+    paper: str
+    statement: str
+    source: str
+    comparison: Comparison
+    tier: Literal["smoke", "standard", "full"] = "standard"
+    instances: list[str] | None = None
+    not_testable: str | None = None
+    note: str = ""
+
+
+@dataclass
+class Verdict:
+    """The outcome of :func:`verdict` for one claim."""
+
+    claim: str
+    verdict: str
+    estimate: float = math.nan
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+    n_instances: int = 0
+    n_runs: int = 0
+    reason: str = ""
+    evidence: list[str] = field(default_factory=list)
+
+    def as_row(self) -> dict[str, Any]:
+        return {
+            "claim": self.claim,
+            "verdict": self.verdict,
+            "estimate": self.estimate,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "instances": self.n_instances,
+            "runs": self.n_runs,
+            "reason": self.reason,
+        }
+
+
+def _values(df: pd.DataFrame, metric: str) -> pd.Series:
+    col = metric if metric in RUNNER_METRICS else f"metric.{metric}"
+    if col not in df.columns:
+        return pd.Series(np.nan, index=df.index)
+    return pd.to_numeric(df[col], errors="coerce")
+
+
+def _decide(op: str, thr: float, lo: float, hi: float) -> str:
+    if op in (">=", ">"):
+        ok = lo >= thr if op == ">=" else lo > thr
+        bad = hi < thr if op == ">=" else hi <= thr
+    else:
+        ok = hi <= thr if op == "<=" else hi < thr
+        bad = lo > thr if op == "<=" else lo >= thr
+    return "confirmed" if ok else "contradicted" if bad else "inconclusive"
+
+
+def verdict(claim: Claim, records: pd.DataFrame, *, seed: int = 0, n_boot: int = 5000) -> Verdict:
+    """The verdict on ``claim`` from ``records`` (a records frame, any statuses).
+
+    Rules
+    -----
+    - ``not testable here`` when the claim says so, or when the results hold no
+      run of the claim's method (and baseline) on its tier and instances.
+    - ``inconclusive`` when some instance has no valid (``ok``) run, when any
+      instance has fewer than 2 seeds (no CI), or when the 95% CI straddles the
+      threshold.
+    - ``confirmed`` / ``contradicted`` when the whole CI is on one side.
+
+    Intervals are stratified bootstraps over seeds within instances
+    (:func:`bench.stats.stratified_bootstrap_ci`).
+    """
+    cmp_ = claim.comparison
+    if claim.not_testable:
+        return Verdict(claim.id, "not testable here", reason=claim.not_testable)
+    df = records
+    if df.empty or "task" not in df.columns:
+        return Verdict(claim.id, "not testable here", reason="no results")
+    df = df[(df["task"] == claim.task) & (df["tier"] == claim.tier)]
+    if claim.instances:
+        df = df[df["instance"].isin(claim.instances)]
+    methods = [cmp_.method] + ([cmp_.baseline] if cmp_.kind == "versus" else [])
+    for m in methods:
+        if not (df["method"] == m).any():
+            return Verdict(claim.id, "not testable here", reason=f"no {claim.tier}-tier results for {m!r}")
+    want = set(claim.instances or df["instance"].unique())
+    have = {m: set(df.loc[df["method"] == m, "instance"]) for m in methods}
+    for m in methods:
+        missing = sorted(want - have[m])
+        if missing:
+            return Verdict(claim.id, "not testable here", reason=f"{m!r} was not run on {', '.join(missing[:5])}")
+
+    ok = df[df["status"] == "ok"].copy()
+    ok["_v"] = _values(ok, cmp_.metric)
+    failed = sorted(i for i in want if not ((ok["method"] == cmp_.method) & (ok["instance"] == i)).any())
+    if cmp_.kind == "versus":
+        failed += sorted(i for i in want if not ((ok["method"] == cmp_.baseline) & (ok["instance"] == i)).any())
+    if failed:
+        return Verdict(claim.id, "inconclusive", reason=f"no valid run on {', '.join(sorted(set(failed))[:5])}")
+
+    if cmp_.kind == "threshold":
+        sub = ok[ok["method"] == cmp_.method]
+        strata = [g["_v"].to_numpy() for _, g in sub.groupby("instance", sort=True)]
+        evidence = list(sub["key"])
+        thr = float(cmp_.value)  # type: ignore[arg-type]
+    else:
+        a = ok[ok["method"] == cmp_.method].set_index(["instance", "rep"])["_v"]
+        b = ok[ok["method"] == cmp_.baseline].set_index(["instance", "rep"])["_v"]
+        a, b = a[~a.index.duplicated()], b[~b.index.duplicated()]
+        diff = (a - b).dropna()
+        strata = [g.to_numpy() for _, g in diff.groupby(level="instance", sort=True)]
+        evidence = list(ok.loc[ok["method"].isin(methods), "key"])
+        thr = float(cmp_.margin)
+        if len(strata) < len(want):
+            return Verdict(claim.id, "inconclusive", reason="some instances have no run with the same seed for both methods")
+    n_runs = int(sum(len(s) for s in strata))
+    est, lo, hi = stratified_bootstrap_ci(strata, seed=seed, n_boot=n_boot)
+    out = Verdict(claim.id, "inconclusive", est, lo, hi, len(strata), n_runs, evidence=evidence)
+    if any(np.isnan(s).all() for s in strata):
+        out.reason = f"metric {cmp_.metric!r} missing from the results"
+        return out
+    if math.isnan(lo):
+        out.reason = "needs at least 2 seeds per instance for a confidence interval"
+        return out
+    out.verdict = _decide(cmp_.op, thr, lo, hi)
+    if out.verdict == "confirmed":
+        out.reason = f"95% CI [{lo:.4g}, {hi:.4g}] is {cmp_.op} {thr:g}"
+    elif out.verdict == "contradicted":
+        out.reason = f"95% CI [{lo:.4g}, {hi:.4g}] lies on the wrong side of {thr:g}"
+    else:
+        out.reason = f"95% CI [{lo:.4g}, {hi:.4g}] contains {thr:g}"
+    return out

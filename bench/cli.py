@@ -1,0 +1,463 @@
+"""``python -m bench``: list, run, show, validate, new-method, verify, publish, claims, leaderboard.
+
+Bad arguments and unknown names get one line on stderr and exit code 2; no
+traceback (set ``BENCH_DEBUG=1`` to see one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main", "build_parser"]
+
+EXIT_USAGE = 2
+
+
+class _Usage(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage too)
+        raise _Usage(f"{self.prog}: {message} (see `{self.prog} --help`)")
+
+
+def _kv(text: str) -> tuple[str, Any]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    k, v = text.split("=", 1)
+    try:
+        return k, json.loads(v)
+    except json.JSONDecodeError:
+        return k, v
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="bench", description="Verified benchmarks for ICML 2025 methods.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    s = sub.add_parser("list", help="list tasks, methods or instances")
+    s.add_argument("what", nargs="?", default="tasks", choices=["tasks", "methods", "instances"])
+    s.add_argument("--task", help="task whose methods or instances to list")
+    s.add_argument("--tier", default=None, help="smoke, standard or full (instances)")
+    s.add_argument("--plugin", action="append", default=[], help="extra method file or directory")
+
+    s = sub.add_parser("run", help="run a sweep (task x instances x methods x seeds)")
+    s.add_argument("--task", required=True)
+    s.add_argument("--method", action="extend", nargs="+", dest="methods", help="methods to run (default: all that solve the task)")
+    s.add_argument("--kind", action="append", choices=["method", "baseline"], help="only methods of this kind")
+    s.add_argument("--instances", action="extend", nargs="+", help="instance ids (default: the tier's)")
+    s.add_argument("--tier", default="smoke", help="smoke (CI), standard (leaderboard) or full (paper scale)")
+    s.add_argument("--seeds", type=_positive_int, default=1, help="repetitions per instance")
+    s.add_argument("--seed", type=int, default=0, help="master seed; job seeds derive from it")
+    s.add_argument("--jobs", type=_positive_int, default=1, help="parallel workers (local) or per-worker slots")
+    s.add_argument("--budget", type=_positive_float, help="seconds per job (default: method/task tier budget)")
+    s.add_argument("--threads", type=_positive_int, default=1, help="math threads per job (OMP, MKL, torch)")
+    s.add_argument("--memory-mb", type=_positive_float, default=4096.0, help="memory limit per job")
+    s.add_argument("--backend", default="local", help="local or dask")
+    s.add_argument("--scheduler", help="Dask scheduler address (with --backend dask)")
+    s.add_argument("--store", help="run store directory (default .bench/runs or $BENCH_STORE)")
+    s.add_argument("--force", action="store_true", help="rerun jobs that already have a finished record")
+    s.add_argument("--param", action="append", type=_kv, default=[], help="override a method parameter, KEY=VALUE (JSON)")
+    s.add_argument("--grid", action="store_true", help="expand the methods' parameter grids")
+    s.add_argument("--plugin", action="append", default=[], help="extra method file or directory")
+    s.add_argument("--no-progress", action="store_true")
+
+    s = sub.add_parser("show", help="the result table of a task")
+    s.add_argument("--task", required=True)
+    s.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    s.add_argument("--store", help="run store (default .bench/runs)")
+    s.add_argument("--results", help="read published bundles from this directory instead of the store")
+    s.add_argument("--tier", help="only this tier")
+    s.add_argument("--method", action="extend", nargs="+", dest="methods")
+
+    s = sub.add_parser("validate", help="conformance suite for a method file or name")
+    s.add_argument("target", metavar="NAME_OR_PATH")
+    s.add_argument("--jobs", type=_positive_int, default=1)
+
+    s = sub.add_parser("new-method", help="write a method file that passes validate")
+    s.add_argument("--task", required=True)
+    s.add_argument("--name", required=True)
+    s.add_argument("--kind", choices=["method", "baseline"], default="method")
+    s.add_argument("--output", help="file to write (default methods/<family>/<name>.py)")
+
+    s = sub.add_parser("verify", help="re-score stored or published solutions")
+    s.add_argument("--task")
+    s.add_argument("--store")
+    s.add_argument("--results", help="verify published bundles under this directory")
+
+    s = sub.add_parser("publish", help="write a result bundle of whole sweeps to results/")
+    s.add_argument("--task", required=True)
+    s.add_argument("--sweep", action="append", help="sweep id (default: the latest finished sweep of the task)")
+    s.add_argument("--store")
+    s.add_argument("--results", default="results")
+    s.add_argument("--origin", choices=["maintainers", "submitted"], default="submitted")
+    s.add_argument("--author")
+
+    s = sub.add_parser("claims", help="verdicts on the paper's claims")
+    s.add_argument("--task", required=True)
+    s.add_argument("--results", default="results")
+    s.add_argument("--store", help="judge from the local store instead of published bundles")
+    s.add_argument("--format", choices=["table", "markdown", "json"], default="table")
+
+    s = sub.add_parser("leaderboard", help="launch the Streamlit leaderboard")
+    s.add_argument("--results", default="results")
+    s.add_argument("--store")
+    s.add_argument("--port", type=int, default=8501)
+    return p
+
+
+# ----------------------------------------------------------------------------- commands
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, soft_wrap=False, width=max(100, int(os.environ.get("COLUMNS", "0") or 0)))
+
+
+def cmd_list(a: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from bench.registry import DISCOVERY_ERRORS, discover_tasks, get_task
+    from bench.task import TIERS
+
+    con = _console()
+    if a.what == "tasks":
+        reg = discover_tasks()
+        t = Table(title="tasks")
+        for c in ("name", "version", "family", "paper", "primary", "smoke", "standard", "full"):
+            t.add_column(c)
+        for name in reg.names():
+            task = get_task(name)
+            m = task.meta
+            sizes = [str(len(task.instances(tier))) for tier in TIERS]
+            t.add_row(name, m.version, m.family, m.paper.title if m.paper else "–", f"{m.primary} ({m.metric(m.primary).direction})", *sizes)
+        con.print(t)
+    elif a.what == "instances":
+        if not a.task:
+            raise _Usage("list instances needs --task")
+        task = get_task(a.task)
+        tiers = [a.tier] if a.tier else list(TIERS)
+        t = Table(title=f"instances of {a.task}")
+        for c in ("tier", "id", "params", "tags"):
+            t.add_column(c)
+        for tier in tiers:
+            if tier not in TIERS:
+                from bench.registry import unknown_message
+
+                raise _Usage(unknown_message("tier", tier, TIERS))
+            for spec in task.instances(tier):
+                t.add_row(tier, spec.id, json.dumps(spec.params), ",".join(spec.tags))
+        con.print(t)
+    else:
+        from bench.evaluator import probe_catalog
+
+        catalog, errors = probe_catalog(tuple(a.plugin))
+        if a.task:
+            get_task(a.task)
+        t = Table(title="methods" + (f" for {a.task}" if a.task else ""))
+        for c in ("name", "kind", "tasks", "version", "deterministic", "reference"):
+            t.add_column(c)
+        for m in sorted(catalog, key=lambda m: (m["kind"] != "method", m["name"])):
+            if a.task and a.task not in m["tasks"]:
+                continue
+            t.add_row(m["name"], m["kind"], ",".join(m["tasks"]), str(m["version"]), "yes" if m["deterministic"] else "no", m["reference"])
+        con.print(t)
+        for e in errors:
+            con.print(f"[yellow]warning: could not import {e}[/]")
+    for e in DISCOVERY_ERRORS:
+        con.print(f"[yellow]warning: could not import {e}[/]")
+    return 0
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    from bench.registry import get_task
+    from bench.report import render_table, summary_table
+    from bench.runner import RunOptions, run_sweep
+    from bench.store import records_frame
+
+    opts = RunOptions(
+        task=a.task,
+        methods=a.methods,
+        kinds=a.kind,
+        instances=a.instances,
+        tier=a.tier,
+        seeds=a.seeds,
+        master_seed=a.seed,
+        jobs=a.jobs,
+        budget=a.budget,
+        threads=a.threads,
+        memory_mb=a.memory_mb,
+        backend=a.backend,
+        scheduler=a.scheduler,
+        store=Path(a.store) if a.store else None,
+        force=a.force,
+        params=dict(a.param),
+        grid=a.grid,
+        extra_paths=tuple(str(Path(p).resolve()) for p in a.plugin),
+        progress=not a.no_progress,
+        command="python -m bench " + " ".join(shlex.quote(x) for x in sys.argv[1:]),
+    )
+    res = run_sweep(opts)
+    con = _console()
+    recs = [r for k in res.keys if (r := res.store.get(a.task, k)) is not None]
+    meta = get_task(a.task).meta.model_dump(mode="json")
+    render_table(summary_table(records_frame(recs), meta), meta, con, title=f"{a.task} [{a.tier}] sweep {res.sweep}")
+    counts = ", ".join(f"{s} {n}" for s, n in sorted(res.counts.items()))
+    con.print(f"{len(res.keys)} jobs ({res.cached} reused from the store): {counts}. Store: {res.store.root}")
+    for e in res.discovery_errors:
+        con.print(f"[yellow]warning: could not import {e}[/]")
+    return 0
+
+
+def _frame_for(a: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
+    """Records (current task version only) and task metadata for show/claims/verify."""
+    from bench.bundle import load_bundles
+    from bench.registry import get_task
+    from bench.store import Store
+
+    if getattr(a, "results", None) and not getattr(a, "store", None):
+        b = load_bundles(a.results, a.task)
+        if a.task not in b.tasks:
+            raise _Usage(f"no published bundle for task {a.task!r} under {a.results}")
+        meta = b.tasks[a.task]["meta"]
+        df = b.records
+    else:
+        meta = get_task(a.task).meta.model_dump(mode="json")
+        df = Store(a.store).frame(a.task)
+    if not df.empty:
+        df = df[df["task_version"] == meta["version"]]
+    return df, meta
+
+
+def cmd_show(a: argparse.Namespace) -> int:
+    from bench.report import render_table, summary_table
+
+    df, meta = _frame_for(a)
+    if not df.empty and a.tier:
+        df = df[df["tier"] == a.tier]
+    if not df.empty and a.methods:
+        df = df[df["method"].isin(a.methods)]
+    table = summary_table(df, meta)
+    if a.format == "csv":
+        sys.stdout.write(table.to_csv(index=False))
+    elif a.format == "json":
+        sys.stdout.write(table.to_json(orient="records", indent=1) + "\n")
+    else:
+        if table.empty:
+            _console().print(f"no results for {a.task}; run `python -m bench run --task {a.task}` first")
+            return 0
+        render_table(table, meta, _console())
+    return 0
+
+
+def cmd_validate(a: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from bench.conformance import validate
+
+    rep = validate(a.target, jobs=a.jobs)
+    con = _console()
+    t = Table(title=f"bench validate {a.target}")
+    for c in ("method", "check", "result", "detail"):
+        t.add_column(c)
+    for c in rep.checks:
+        t.add_row(c.method, c.check, "[green]PASS[/]" if c.passed else "[red]FAIL[/]", c.detail)
+    con.print(t)
+    for w in rep.warnings:
+        con.print(f"[yellow]warning: {w}[/]")
+    con.print("[green]PASSED[/]" if rep.passed else "[red]FAILED[/]")
+    return 0 if rep.passed else 1
+
+
+def cmd_new_method(a: argparse.Namespace) -> int:
+    from bench.registry import get_task
+    from bench.scaffold import new_method_path, write_method
+
+    task = get_task(a.task)
+    source = task.scaffold(a.name, a.kind)
+    path = Path(a.output) if a.output else new_method_path(task.meta.family, a.name, a.kind)
+    write_method(path, source)
+    print(f"wrote {path}\nnext: edit it, then `python -m bench validate {path}`")
+    return 0
+
+
+def cmd_verify(a: argparse.Namespace) -> int:
+    from bench.bundle import load_bundles
+    from bench.store import Store
+    from bench.verify import verify_frame
+
+    if a.results and not a.store:
+        b = load_bundles(a.results, a.task)
+        df, root = b.records, Path(a.results)
+    else:
+        store = Store(a.store)
+        df, root = store.frame(a.task), store.root
+    if df.empty:
+        print("nothing to verify")
+        return 0
+    checks = verify_frame(df, root)
+    counts: dict[str, int] = {}
+    for c in checks:
+        counts[c.outcome] = counts.get(c.outcome, 0) + 1
+        if c.outcome != "match":
+            print(f"{c.outcome}: {c.task}/{c.instance} {c.method} {c.key[:12]}: {c.detail}")
+    print(", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing to verify")
+    return 1 if counts.get("mismatch") else 0
+
+
+def cmd_publish(a: argparse.Namespace) -> int:
+    from bench.bundle import publish
+    from bench.evaluator import probe_catalog
+    from bench.registry import get_task
+    from bench.store import Store
+
+    store = Store(a.store)
+    task = get_task(a.task)
+    sweeps = a.sweep
+    if not sweeps:
+        done = [m for m in store.sweeps(a.task) if m.finished_at]
+        if not done:
+            raise _Usage(f"no finished sweep of {a.task} in {store.root}; run `python -m bench run --task {a.task}` first")
+        sweeps = [done[-1].sweep]
+    catalog, _ = probe_catalog()
+    out = publish(store, task, sweeps, Path(a.results), origin=a.origin, author=a.author, catalog=catalog)
+    print(f"published {', '.join(sweeps)} to {out}")
+    return 0
+
+
+def claims_table(task: str, results: str | None, store: str | None) -> Any:
+    """The claims table of a task (verdicts from published bundles, or a store)."""
+    import pandas as pd
+
+    from bench.bundle import load_bundles
+    from bench.claims import Claim, verdict
+    from bench.registry import get_task
+    from bench.store import Store
+
+    t = get_task(task)
+    claims = t.claims()
+    if store:
+        df = Store(store).frame(task)
+    else:
+        b = load_bundles(results or "results", task)
+        df = b.records
+    if not df.empty:
+        df = df[df["task_version"] == t.meta.version]
+    rows = []
+    for c in claims:
+        assert isinstance(c, Claim)
+        v = verdict(c, df)
+        rows.append({"id": c.id, "statement": c.statement, "source": c.source, "test": c.comparison.describe(), **v.as_row()})
+    return pd.DataFrame(rows)
+
+
+def cmd_claims(a: argparse.Namespace) -> int:
+    table = claims_table(a.task, a.results, a.store)
+    if table.empty:
+        print(f"task {a.task} records no claims")
+        return 0
+    if a.format == "json":
+        sys.stdout.write(table.to_json(orient="records", indent=1) + "\n")
+    elif a.format == "markdown":
+        cols = ["id", "statement", "source", "test", "verdict", "estimate", "ci_low", "ci_high", "reason"]
+        lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+        for r in table[cols].itertuples(index=False):
+            lines.append("| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v).replace("|", "\\|") for v in r) + " |")
+        print("\n".join(lines))
+    else:
+        from rich.table import Table
+
+        tt = Table(title=f"claims of {a.task}")
+        for c in ("id", "source", "test", "verdict", "estimate", "95% CI", "reason"):
+            tt.add_column(c)
+        for r in table.itertuples(index=False):
+            tt.add_row(r.id, r.source, r.test, r.verdict, f"{r.estimate:.4g}", f"[{r.ci_low:.4g}, {r.ci_high:.4g}]", r.reason)
+        _console().print(tt)
+    return 0
+
+
+def cmd_leaderboard(a: argparse.Namespace) -> int:
+    from bench.environment import repo_root
+
+    app = repo_root() / "leaderboard" / "app.py"
+    if not app.exists():
+        raise _Usage(f"{app} not found; the leaderboard ships with a checkout of the repository")
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(a.port), "--server.headless", "true", "--", "--results", a.results]
+    if a.store:
+        cmd += ["--store", a.store]
+    return subprocess.call(cmd)
+
+
+COMMANDS = {
+    "list": cmd_list,
+    "run": cmd_run,
+    "show": cmd_show,
+    "validate": cmd_validate,
+    "new-method": cmd_new_method,
+    "verify": cmd_verify,
+    "publish": cmd_publish,
+    "claims": cmd_claims,
+    "leaderboard": cmd_leaderboard,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code (0 ok, 1 failed check, 2 usage error)."""
+    from bench.bundle import PublishError
+    from bench.registry import RegistryError
+    from bench.runner import UsageError
+
+    debug = bool(os.environ.get("BENCH_DEBUG"))
+    try:
+        a = build_parser().parse_args(argv)
+        with warnings.catch_warnings():
+            if not debug:
+                warnings.simplefilter("default")
+            return COMMANDS[a.command](a)
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    except (_Usage, UsageError, RegistryError, PublishError, FileNotFoundError, FileExistsError, KeyError, ValueError) as exc:
+        if debug:
+            raise
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        print(f"bench: error: {msg}".splitlines()[0], file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("bench: interrupted; finished jobs are stored, rerun the same command to resume", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback dump
+        if debug:
+            raise
+        print(f"bench: internal error: {type(exc).__name__}: {exc} (set BENCH_DEBUG=1 for the traceback)".splitlines()[0], file=sys.stderr)
+        return 1
