@@ -142,7 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
 def _console(stderr: bool = False) -> Any:
     from rich.console import Console
 
-    return Console(stderr=stderr, soft_wrap=False, width=max(100, int(os.environ.get("COLUMNS", "0") or 0)))
+    stream = sys.stderr if stderr else sys.stdout
+    # Piped output (CI logs, tests) gets a wide console so names are never cut.
+    width = None if stream.isatty() else int(os.environ.get("COLUMNS", "0") or 0) or 200
+    return Console(stderr=stderr, soft_wrap=False, width=width)
 
 
 def cmd_list(a: argparse.Namespace) -> int:
@@ -226,7 +229,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         grid=a.grid,
         extra_paths=tuple(str(Path(p).resolve()) for p in a.plugin),
         progress=not a.no_progress,
-        command="python -m bench " + " ".join(shlex.quote(x) for x in sys.argv[1:]),
+        command="python -m bench " + " ".join(shlex.quote(x) for x in a.argv),
     )
     res = run_sweep(opts)
     con = _console()
@@ -440,7 +443,9 @@ def main(argv: list[str] | None = None) -> int:
 
     debug = bool(os.environ.get("BENCH_DEBUG"))
     try:
+        argv = sys.argv[1:] if argv is None else list(argv)
         a = build_parser().parse_args(argv)
+        a.argv = argv
         with warnings.catch_warnings():
             if not debug:
                 warnings.simplefilter("default")

@@ -102,7 +102,7 @@ def render_table(table: pd.DataFrame, meta: dict[str, Any], console: Any = None,
     primary = meta["primary"]
     t = Table(title=escape(title or f"{meta['name']} v{meta['version']}: {primary} (mean over seeds, 95% bootstrap CI)"))
     for c in ("instance", "method", "runs", primary, "95% CI", "ref", "gap %", "time s", "mem MB", "status"):
-        t.add_column(c, justify="left" if c in ("instance", "method", "status") else "right")
+        t.add_column(c, justify="left" if c in ("instance", "method", "status") else "right", no_wrap=c in ("instance", "method"))
     for r in table.itertuples(index=False):
         status = " ".join(f"{s}:{getattr(r, s)}" for s in STATUSES if getattr(r, s))
         ci = f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]" if not math.isnan(r.ci_low) else "–"

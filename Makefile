@@ -1,0 +1,46 @@
+# Two commands on a fresh clone:
+#   make demo   virtual env + install + a real smoke sweep + its result table
+#   make test   virtual env + install + lint + the test suite (what CI runs)
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# torch is installed first and on its own, so that no other requirement can
+# pull a multi-GB CUDA build. Pick your build with TORCH_SPEC / TORCH_PIP_ARGS,
+# e.g. make install TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"
+TORCH_SPEC ?= torch==2.13.0
+TORCH_PIP_ARGS ?=
+CONSTRAINTS := .ci/constraints.txt
+PYTEST_ARGS ?=
+DEMO_TASK ?= knapsack
+
+.PHONY: install demo test lint benchmark leaderboard clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(BIN)/pip install --quiet $(TORCH_PIP_ARGS) "$(TORCH_SPEC)"
+	$(BIN)/pip install --quiet -c $(CONSTRAINTS) -e ".[test]"
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: install
+	$(BIN)/python -m bench run --task $(DEMO_TASK) --tier smoke --jobs 2
+
+lint: install
+	$(BIN)/ruff check .
+
+# pytest exits 5 when it collected no test: that must fail, not pass silently.
+test: lint
+	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
+
+benchmark: install
+	$(BIN)/python -m pytest tests/benchmarks --benchmark-enable --benchmark-only --benchmark-columns=min,median,max,rounds $(PYTEST_ARGS)
+
+leaderboard: install
+	$(BIN)/python -m bench leaderboard
+
+clean:
+	rm -rf $(VENV) .bench .pytest_cache .ruff_cache

@@ -1,0 +1,171 @@
+"""The CLI, called in-process: every command, and one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import TOY_METHODS
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def toy_run(cli, store):
+    """A finished toy-mean sweep (3 seeds) in ``store``."""
+    rc, out, err = cli("run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--seeds", "3", "--store", store, "--no-progress", "--jobs", "2")
+    assert rc == 0, err
+    return store
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "--task", "knapsak"], "unknown task 'knapsak'; did you mean 'knapsack'?"),
+        (["run", "--task", "knapsack", "--method", "gredy", "--no-progress"], "unknown method 'gredy'; did you mean 'greedy'?"),
+        (["run", "--task", "knapsack", "--tier", "smok", "--no-progress"], "unknown tier 'smok'; did you mean 'smoke'?"),
+        (["run", "--task", "knapsack", "--instances", "nope", "--no-progress"], "unknown instance of task knapsack 'nope'"),
+        (["run", "--task", "knapsack", "--seeds", "0"], "--seeds: expected a positive integer"),
+        (["run", "--task", "knapsack", "--budget", "-1"], "--budget: expected a positive number"),
+        (["run", "--task", "knapsack", "--backend", "mpi", "--no-progress"], "unknown backend 'mpi'"),
+        (["run"], "the following arguments are required: --task"),
+        (["show", "--task", "nope"], "unknown task 'nope'"),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        (["list", "instances"], "list instances needs --task"),
+        (["publish", "--task", "knapsack", "--sweep", "nope"], "unknown sweep 'nope'"),
+        (["validate", "/no/such/file.py"], "no such file"),
+        (["new-method", "--task", "knapsack", "--name", "Bad Name"], "must be lower case"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(cli, store, args, message):
+    rc, out, err = cli(*args, *(["--store", store] if args[0] in ("run", "publish") and "--store" not in args else []))
+    assert rc == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_list(cli):
+    rc, out, _ = cli("list")
+    assert rc == 0 and "knapsack" in out and "toy-mean" in out
+    rc, out, _ = cli("list", "instances", "--task", "toy-mean", "--tier", "smoke")
+    assert rc == 0 and "mu0" in out and "mu2" in out
+    rc, out, _ = cli("list", "methods", "--task", "knapsack")
+    assert rc == 0 and "greedy" in out and "dp" in out
+    rc, out, _ = cli("list", "methods", "--plugin", TOY_METHODS, "--task", "toy-mean")
+    assert rc == 0 and "toy-sample-mean" in out
+
+
+def test_run_then_show_in_every_format(cli, toy_run):
+    rc, out, _ = cli("show", "--task", "toy-mean", "--store", toy_run, "--format", "csv")
+    assert rc == 0
+    from io import StringIO
+
+    table = pd.read_csv(StringIO(out))
+    assert set(table["method"]) == {"toy-sample-mean", "toy-noisy", "toy-first"}
+    mean_rows = table[table["method"] == "toy-sample-mean"]
+    assert (mean_rows["runs"] == 3).all() and (mean_rows["ok"] == 3).all()
+    assert (mean_rows["ci_low"] == mean_rows["ci_high"]).all()  # deterministic: zero-width CI
+    noisy = table[table["method"] == "toy-noisy"]
+    assert (noisy["ci_low"] < noisy["mean"]).all() and (noisy["mean"] < noisy["ci_high"]).all()
+    assert table.loc[(table["method"] == "toy-first") & (table["instance"] == "mu2"), "skipped"].item() == 3
+    rc, out, _ = cli("show", "--task", "toy-mean", "--store", toy_run, "--format", "json")
+    assert rc == 0 and len(json.loads(out)) == len(table)
+    rc, out, _ = cli("show", "--task", "toy-mean", "--store", toy_run)
+    assert rc == 0 and "toy-sample-mean" in out and "95% CI" in out
+
+
+def test_publish_claims_verify(cli, toy_run, tmp_path):
+    results = tmp_path / "results"
+    rc, out, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers", "--author", "ci")
+    assert rc == 0, err
+    bundles = list((results / "toy-mean").iterdir())
+    assert len(bundles) == 1
+    b = bundles[0]
+    for name in ("records.parquet", "manifest.json", "task.json", "claims.json", "methods.json"):
+        assert (b / name).exists()
+    manifest = json.loads((b / "manifest.json").read_text())
+    assert manifest["origin"] == "maintainers" and manifest["author"] == "ci" and manifest["records"] == 27
+    assert manifest["status_counts"] == {"ok": 24, "skipped": 3}
+    assert "bench run --task toy-mean" in manifest["sweeps"][0]["command"]
+    assert json.loads((b / "claims.json").read_text())["paper_results"][0]["value"] == 0.07
+    # publishing the same sweep twice is refused
+    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results)
+    assert rc == 2 and "already published" in err
+
+    rc, out, _ = cli("claims", "--task", "toy-mean", "--results", results, "--format", "json")
+    verdicts = {r["id"]: r["verdict"] for r in json.loads(out)}
+    assert verdicts == {
+        "mean-accurate": "confirmed",
+        "noise-helps": "contradicted",
+        "gpu-speed": "not testable here",
+        "standard-only": "not testable here",
+    }
+    rc, out, _ = cli("claims", "--task", "toy-mean", "--results", results, "--format", "markdown")
+    assert rc == 0 and "| mean-accurate |" in out
+
+    rc, out, _ = cli("verify", "--task", "toy-mean", "--results", results)
+    assert rc == 0 and "match 24" in out
+    # tamper with one solution: verify must notice
+    sol = next((b / "solutions").glob("*.npz"))
+    from bench import wire
+
+    wire.save_npz(str(sol), np.array(123.0))
+    rc, out, _ = cli("verify", "--task", "toy-mean", "--results", results)
+    assert rc == 1 and "mismatch" in out
+
+
+def test_publish_refuses_an_unfinished_sweep(cli, toy_run, tmp_path):
+    victim = next(toy_run.glob("toy-mean/*/*.json"))
+    victim.unlink()
+    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", tmp_path / "r")
+    assert rc == 2 and "have no record" in err
+
+
+def test_verify_local_store(cli, toy_run):
+    rc, out, _ = cli("verify", "--task", "toy-mean", "--store", toy_run)
+    assert rc == 0 and "match 24" in out
+
+
+def test_new_method_scaffold_passes_validate(cli, tmp_path):
+    path = tmp_path / "my_method.py"
+    rc, out, err = cli("new-method", "--task", "knapsack", "--name", "my-method", "--output", path)
+    assert rc == 0, err
+    assert "@method(" in path.read_text()
+    rc, out, err = cli("validate", path)
+    assert rc == 0, out + err
+    assert "PASSED" in out and "determinism" in out
+    rc, _, err = cli("new-method", "--task", "knapsack", "--name", "my-method", "--output", path)
+    assert rc == 2 and "already exists" in err
+
+
+def test_validate_reports_failures(cli, tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import numpy as np\nfrom bench import method\n"
+        "@method(name='bad-len', kind='baseline', tasks=['knapsack'], deterministic=True)\n"
+        "def solve(instance, *, seed, budget):\n    return np.zeros(3, dtype=int)\n"
+        "@method(name='bad-sig', kind='baseline', tasks=['knapsack'])\n"
+        "def solve2(instance):\n    return None\n"
+        "@method(name='bad-task', kind='baseline', tasks=['knapsak'])\n"
+        "def solve3(instance, *, seed, budget):\n    return None\n"
+    )
+    rc, out, _ = cli("validate", bad)
+    assert rc == 1 and "FAILED" in out
+    assert "did you mean 'knapsack'" in out
+    assert "must accept the keyword argument 'seed'" in out
+    assert "invalid" in out  # bad-len's smoke runs are rejected by the verifier
+    broken = tmp_path / "broken.py"
+    broken.write_text("import no_such_module_xyz\n")
+    rc, out, _ = cli("validate", broken)
+    assert rc == 1 and "No module named 'no_such_module_xyz'" in out.replace("\n", "")
+
+
+def test_store_is_untouched_by_show_and_claims(cli, toy_run, tmp_path):
+    before = sorted(p.name for p in toy_run.rglob("*"))
+    cli("show", "--task", "toy-mean", "--store", toy_run)
+    cli("claims", "--task", "toy-mean", "--store", toy_run)
+    assert sorted(p.name for p in toy_run.rglob("*")) == before
+    shutil.rmtree(toy_run)

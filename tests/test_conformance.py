@@ -1,0 +1,71 @@
+"""The conformance suite over every registered (task, method) pair, on the smoke tier.
+
+One smoke sweep per task runs every method in the sandbox (the same path as a
+real run); each pair then gets its own test: all jobs ``ok`` or ``skipped``
+with a reason, at least one ``ok``, the verifier's metrics present, the smoke
+budget respected, and byte-identical solutions on a rerun for methods that
+declare ``deterministic=True``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.evaluator import probe_catalog
+from bench.registry import discover_tasks
+from bench.runner import RunOptions, run_sweep
+from bench.store import Store
+
+pytestmark = pytest.mark.slow
+
+_CATALOG, _ERRORS = probe_catalog()
+_TASKS = discover_tasks()
+PAIRS = sorted((t, m["name"]) for m in _CATALOG for t in m["tasks"] if t in _TASKS)
+DETERMINISTIC = {m["name"] for m in _CATALOG if m["deterministic"]}
+
+
+def test_every_method_module_imports():
+    assert _ERRORS == []
+
+
+def test_registry_is_not_empty():
+    assert PAIRS, "no (task, method) pair is registered"
+
+
+@pytest.fixture(scope="session")
+def smoke_runs(tmp_path_factory):
+    """task -> (records of a first sweep, records of a forced rerun) on the smoke tier."""
+    out = {}
+    for task in sorted({t for t, _ in PAIRS}):
+        store = tmp_path_factory.mktemp(f"conformance-{task}")
+        opts = RunOptions(task=task, tier="smoke", store=store, progress=False, jobs=2)
+        run_sweep(opts)
+        first = {r.key: r for r in Store(store).iter_records(task)}
+        again = {}
+        det = [m for t, m in PAIRS if t == task and m in DETERMINISTIC]
+        if det:
+            opts.force, opts.methods = True, det
+            run_sweep(opts)
+            again = {r.key: r for r in Store(store).iter_records(task)}
+        out[task] = (first, again)
+    return out
+
+
+@pytest.mark.parametrize(("task", "method"), PAIRS, ids=[f"{t}:{m}" for t, m in PAIRS])
+def test_method_conforms_on_smoke_tier(smoke_runs, task, method):
+    first, again = smoke_runs[task]
+    recs = [r for r in first.values() if r.method == method]
+    assert recs, f"{method} ran no smoke job on {task}"
+    bad = [(r.instance, r.status, r.reason[:200]) for r in recs if r.status not in ("ok", "skipped")]
+    assert not bad, bad
+    assert any(r.status == "ok" for r in recs), "every smoke instance was skipped"
+    for r in recs:
+        if r.status == "skipped":
+            assert r.reason, "a skip must say why"
+        else:
+            assert r.metrics and r.solution_sha256
+            assert r.wall_s <= r.budget + 1.0 + 0.1 * r.budget
+            assert r.wall_s <= 10.0, f"smoke jobs must take at most 10 s; {r.instance} took {r.wall_s:.1f} s"
+    if method in DETERMINISTIC:
+        changed = [r.instance for r in recs if r.status == "ok" and again[r.key].solution_sha256 != r.solution_sha256]
+        assert not changed, f"declared deterministic, but the same seed gave different solutions on {changed}"
