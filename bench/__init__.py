@@ -7,7 +7,16 @@ The public API for method authors is :func:`method` (register a method) and
 
 from bench.registry import method, register_task
 from bench.sandbox import checkpoint
-from bench.task import Instance, InstanceSpec, InvalidSolution, Metric, Normalization, Reference, Task, TaskMeta
+from bench.task import (
+    Instance,
+    InstanceSpec,
+    InvalidSolution,
+    Metric,
+    Normalization,
+    Reference,
+    Task,
+    TaskMeta,
+)
 
 __version__ = "0.1.0"
 

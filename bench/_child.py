@@ -87,7 +87,7 @@ def serve(sock: socket.socket) -> int:
                 return target(instance, seed=seed, budget=budget, **params)
 
         send_msg(sock, {"op": "ready", "baseline_kb": sandbox.BASELINE_RSS_KB})
-    except BaseException as exc:  # noqa: BLE001 - reported to the runner as data
+    except BaseException as exc:
         send_msg(sock, {**_error(exc), "baseline_kb": sandbox.BASELINE_RSS_KB})
         return 1
 
@@ -100,7 +100,7 @@ def serve(sock: socket.socket) -> int:
             return 1
         try:
             action = answer(msg["state"])
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             send_msg(sock, _error(exc))
             return 1
         _send_result(sock, "action", "action", action)

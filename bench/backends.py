@@ -79,7 +79,7 @@ def _worker_main(conn: Connection, extra_paths: tuple[str, ...]) -> None:
     try:
         catalog, errors = probe_catalog(extra_paths)
         conn.send(("ready", catalog, errors))
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         conn.send(("failed", f"{type(exc).__name__}: {exc}", []))
         return
     while True:
@@ -261,7 +261,7 @@ class DaskBackend:
             job = self._futures.pop(fut)
             try:
                 out.append(fut.result())
-            except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker
+            except Exception as exc:
                 out.append(_failed(job, f"dask: {type(exc).__name__}: {exc}", "WorkerDied"))
         return out
 

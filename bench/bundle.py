@@ -211,7 +211,7 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
             tjson = json.loads((bdir / "task.json").read_text())
             cjson = json.loads((bdir / "claims.json").read_text())
             mjson = json.loads((bdir / "methods.json").read_text()) if (bdir / "methods.json").exists() else []
-        except Exception as exc:  # noqa: BLE001 - any unreadable bundle is skipped, named
+        except Exception as exc:
             msg = f"{bdir}: bundle skipped ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
             out.warnings.append(msg)
             warnings.warn(msg, stacklevel=2)

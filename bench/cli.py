@@ -461,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bench: interrupted; finished jobs are stored, rerun the same command to resume", file=sys.stderr)
         return 130
-    except Exception as exc:  # noqa: BLE001 - one line, never a traceback dump
+    except Exception as exc:
         if debug:
             raise
         print(f"bench: internal error: {type(exc).__name__}: {exc} (set BENCH_DEBUG=1 for the traceback)".splitlines()[0], file=sys.stderr)

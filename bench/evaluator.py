@@ -166,7 +166,7 @@ class Evaluator:
         except _Outcome as out:
             res.update(status=out.status, reason=out.reason)
             return self._finish(res, t_job)
-        except Exception as exc:  # noqa: BLE001 - a task that cannot load its instance
+        except Exception as exc:
             res.update(status="error", reason=f"loading {job.task}/{job.instance}: {type(exc).__name__}: {exc}", error_type="LoadError")
             return self._finish(res, t_job)
 
@@ -260,7 +260,7 @@ class Evaluator:
                 res["metrics"] = self._evaluate(task, inst, solution)
             except InvalidSolution as exc:
                 res.update(status="invalid", reason=str(exc), error_type="InvalidSolution")
-            except Exception as exc:  # noqa: BLE001 - the verifier itself failed: a task bug
+            except Exception as exc:
                 res.update(status="error", reason=f"verifier failed: {type(exc).__name__}: {exc}", error_type="VerifierError")
             if solution is not None:
                 try:
@@ -290,7 +290,7 @@ class Evaluator:
                 entry["metrics"] = self._evaluate(task, inst, sol)
             except InvalidSolution as exc:
                 entry["invalid"] = str(exc)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 entry["invalid"] = f"verifier failed: {exc}"
             out.append(entry)
         return out

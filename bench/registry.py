@@ -224,14 +224,14 @@ def interface_problems(target: Callable[..., Any], params: dict[str, Any] | None
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return [*problems, f"cannot read the signature of {what}"]
-    params = list(sig.parameters.values())
+    sig_params = list(sig.parameters.values())
     if inspect.isclass(target):
-        params = params[1:]  # self
-    var_kw = any(p.kind is p.VAR_KEYWORD for p in params)
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if not positional and not any(p.kind is p.VAR_POSITIONAL for p in params):
+        sig_params = sig_params[1:]  # self
+    var_kw = any(p.kind is p.VAR_KEYWORD for p in sig_params)
+    positional = [p for p in sig_params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if not positional and not any(p.kind is p.VAR_POSITIONAL for p in sig_params):
         problems.append(f"{what} must take the instance as its first argument")
-    names = {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    names = {p.name for p in sig_params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
     for kw in ("seed", "budget", *(params or {})):
         if kw not in names and not var_kw:
             problems.append(f"{what} must accept the keyword argument {kw!r}")
@@ -358,7 +358,7 @@ def _safe_import(modname: str) -> None:
         importlib.import_module(modname)
     except RegistryError:
         raise
-    except Exception as exc:  # noqa: BLE001 - a broken module must not hide the others
+    except Exception as exc:
         DISCOVERY_ERRORS.append(DiscoveryError(modname, _one_line(exc)))
 
 
@@ -388,9 +388,10 @@ def import_path(path: str | os.PathLike[str]) -> None:
         try:
             spec.loader.exec_module(mod)
         except RegistryError:
+            sys.modules.pop(modname, None)
             raise
-        except Exception as exc:  # noqa: BLE001
-            del sys.modules[modname]
+        except Exception as exc:
+            sys.modules.pop(modname, None)
             DISCOVERY_ERRORS.append(DiscoveryError(str(f), _one_line(exc)))
 
 
@@ -412,7 +413,7 @@ def discover_tasks() -> Registry[type[Task]]:
         for ep in entry_points(group="bench.tasks"):
             try:
                 ep.load()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 DISCOVERY_ERRORS.append(DiscoveryError(f"entry point {ep.name}", _one_line(exc)))
         for p in plugin_paths("BENCH_TASK_PATHS"):
             import_path(p)
@@ -428,7 +429,7 @@ def discover_methods(extra_paths: Iterable[str] = ()) -> Registry[MethodSpec]:
         for ep in entry_points(group="bench.plugins"):
             try:
                 ep.load()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 DISCOVERY_ERRORS.append(DiscoveryError(f"entry point {ep.name}", _one_line(exc)))
     for p in [*plugin_paths(), *extra_paths]:
         import_path(p)

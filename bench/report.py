@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.store import STATUSES
 from bench.stats import bootstrap_ci
+from bench.store import STATUSES
 
 __all__ = ["summary_table", "render_table", "method_label"]
 

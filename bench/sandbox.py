@@ -318,7 +318,7 @@ def _zygote_main(ctrl_fd: int) -> None:
     try:
         registry = discover_methods(extra)
         catalog = [spec.meta() for _, spec in registry.items()]
-    except Exception as exc:  # noqa: BLE001 - reported to the runner as data
+    except Exception as exc:
         catalog, errors = [], [f"{type(exc).__name__}: {exc}"]
     errors += [str(e) for e in DISCOVERY_ERRORS]
     send_msg(ctrl, {"op": "hello", "catalog": catalog, "errors": errors, "pid": os.getpid()})
@@ -397,7 +397,7 @@ def _fork_child(ctrl: socket.socket, job_fd: int, msg: dict[str, Any]) -> int:
         from bench import _child
 
         code = _child.serve(socket.socket(fileno=job_fd))
-    except BaseException:  # noqa: BLE001 - last resort; the evaluator sees the exit code
+    except BaseException:
         with contextlib.suppress(Exception):
             traceback.print_exc()
         code = 1

@@ -208,7 +208,10 @@ class Store:
         """The record for ``key``, or None if there is none (or it is unreadable)."""
         path = self.record_path(task, key)
         try:
-            return RunRecord.model_validate_json(path.read_bytes())
+            rec = RunRecord.model_validate_json(path.read_bytes())
+            if rec.schema_version != SCHEMA_VERSION:
+                raise ValueError(f"schema version {rec.schema_version}, expected {SCHEMA_VERSION}")
+            return rec
         except FileNotFoundError:
             return None
         except (ValidationError, ValueError) as exc:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import struct
 from typing import Any
 
@@ -42,11 +43,12 @@ def _flatten(value: Any, arrays: list[np.ndarray], path: str) -> Any:
     if isinstance(value, (int, float)):
         return value
     if isinstance(value, np.generic):
-        return value.item()
+        return _flatten(value.item(), arrays, path)
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in _SAFE_KINDS:
             raise WireError(f"{path or 'value'}: arrays of dtype {value.dtype} cannot be sent")
-        arrays.append(np.ascontiguousarray(value))
+        # ascontiguousarray makes 0-d arrays 1-d; keep the shape
+        arrays.append(np.ascontiguousarray(value).reshape(value.shape))
         return {_PLACEHOLDER: len(arrays) - 1}
     if isinstance(value, (list, tuple)):
         return [_flatten(v, arrays, f"{path}[{i}]") for i, v in enumerate(value)]
@@ -71,7 +73,7 @@ def _unflatten(tree: Any, arrays: list[np.ndarray]) -> Any:
     if isinstance(tree, dict):
         if set(tree) == {_PLACEHOLDER}:
             idx = tree[_PLACEHOLDER]
-            if not isinstance(idx, int) or not 0 <= idx < len(arrays):
+            if type(idx) is not int or not 0 <= idx < len(arrays):
                 raise WireError(f"array placeholder {idx!r} out of range")
             return arrays[idx]
         return {k: _unflatten(v, arrays) for k, v in tree.items()}
@@ -124,16 +126,23 @@ def decode(buf: bytes | memoryview) -> Any:
         raise WireError("truncated message header")
     try:
         header = json.loads(bytes(mv[12 : 12 + hlen]))
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise WireError(f"malformed message header: {exc}") from exc
+    if not isinstance(header, dict) or "tree" not in header or not isinstance(header.get("arrays", []), list):
+        raise WireError("malformed message header: expected an object with 'tree' and 'arrays'")
     offset = 12 + hlen
     arrays = []
     for spec in header.get("arrays", []):
-        dt = _safe_dtype(spec["dtype"])
-        shape = tuple(int(s) for s in spec["shape"])
+        try:
+            dt = _safe_dtype(spec["dtype"])
+            shape = tuple(int(s) for s in spec["shape"])
+        except WireError:
+            raise
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise WireError(f"malformed array spec {spec!r}: {exc}") from None
         if any(s < 0 for s in shape):
             raise WireError(f"negative array shape {shape}")
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        nbytes = math.prod(shape) * dt.itemsize  # Python ints: no overflow
         if offset + nbytes > len(mv):
             raise WireError("truncated array data")
         arrays.append(np.frombuffer(mv[offset : offset + nbytes], dtype=dt).reshape(shape).copy())

@@ -13,7 +13,6 @@ import statistics
 import time
 from pathlib import Path
 
-import pytest
 from conftest import PLUGINS
 
 from bench.backends import LocalBackend

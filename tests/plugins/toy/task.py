@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench import Instance, InstanceSpec, InvalidSolution, Metric, Normalization, Reference, Task, TaskMeta, register_task
+from bench import (
+    Instance,
+    InstanceSpec,
+    InvalidSolution,
+    Metric,
+    Normalization,
+    Reference,
+    Task,
+    TaskMeta,
+    register_task,
+)
 
 
 @register_task

@@ -1,0 +1,391 @@
+"""bench.claims: the verdict on a paper's claim, from hand-built records frames."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pandas as pd
+import pytest
+from pydantic import ValidationError
+
+from bench.claims import RUNNER_METRICS, VERDICTS, Claim, Comparison, Verdict, verdict
+
+N_BOOT = 1000  # plenty for these tests, and fast
+_counter = itertools.count()
+
+
+def row(method, instance, rep, value=None, *, metric="score", task="maxcut", tier="standard",
+        status="ok", wall_s=1.0, kind="method"):
+    r = {
+        "key": f"{next(_counter):064x}",
+        "task": task,
+        "task_version": "1",
+        "tier": tier,
+        "instance": instance,
+        "method": method,
+        "kind": kind,
+        "rep": rep,
+        "status": status,
+        "wall_s": wall_s,
+    }
+    if value is not None:
+        r[f"metric.{metric}"] = value
+    return r
+
+
+def frame(rows) -> pd.DataFrame:
+    return pd.DataFrame(rows)
+
+
+def runs(method, values_by_instance, **kw):
+    """Rows for ``method``: ``{instance: [value of rep 0, rep 1, ...]}``."""
+    return [row(method, inst, rep, v, **kw) for inst, vals in values_by_instance.items() for rep, v in enumerate(vals)]
+
+
+def threshold(op=">=", value=0.9, metric="score", method="ros", **claim_kw) -> Claim:
+    cmp_ = Comparison(kind="threshold", method=method, metric=metric, op=op, value=value)
+    return make_claim(cmp_, **claim_kw)
+
+
+def versus(op=">=", margin=0.0, metric="score", method="ros", baseline="greedy", **claim_kw) -> Claim:
+    cmp_ = Comparison(kind="versus", method=method, baseline=baseline, metric=metric, op=op, margin=margin)
+    return make_claim(cmp_, **claim_kw)
+
+
+def make_claim(cmp_: Comparison, **kw) -> Claim:
+    base = dict(id="c1", task="maxcut", paper="P", statement="S", source="Table 1", comparison=cmp_)
+    base.update(kw)
+    return Claim(**base)
+
+
+def judge(claim: Claim, df: pd.DataFrame, **kw) -> Verdict:
+    v = verdict(claim, df, n_boot=N_BOOT, **kw)
+    assert v.verdict in VERDICTS
+    assert v.claim == claim.id
+    return v
+
+
+GOOD = {"G1": [0.95, 0.96, 0.97], "G2": [0.94, 0.95, 0.96]}  # mean of means 0.955
+
+
+# ----------------------------------------------------------------------------- threshold
+
+
+def test_threshold_confirmed_when_ci_entirely_above():
+    df = frame(runs("ros", GOOD))
+    v = judge(threshold(">=", 0.9), df)
+    assert v.verdict == "confirmed"
+    assert v.estimate == pytest.approx(0.955)
+    # each instance's resampled mean stays within its data range
+    assert 0.945 - 1e-12 <= v.ci_low <= 0.955 <= v.ci_high <= 0.965 + 1e-12
+    assert v.ci_low >= 0.9
+    assert (v.n_instances, v.n_runs) == (2, 6)
+    assert sorted(v.evidence) == sorted(df["key"])
+    assert "95% CI" in v.reason and ">= 0.9" in v.reason
+
+
+def test_threshold_contradicted_when_ci_entirely_below():
+    v = judge(threshold(">=", 0.99), frame(runs("ros", GOOD)))
+    assert v.verdict == "contradicted"
+    assert v.ci_high < 0.99
+    assert "wrong side of 0.99" in v.reason
+
+
+def test_threshold_inconclusive_when_ci_contains_threshold():
+    v = judge(threshold(">=", 0.955), frame(runs("ros", GOOD)))
+    assert v.verdict == "inconclusive"
+    assert v.ci_low < 0.955 < v.ci_high
+    assert "contains 0.955" in v.reason
+
+
+@pytest.mark.parametrize(
+    ("op", "value", "expected"),
+    [
+        (">=", 0.0, "confirmed"),
+        (">", 0.0, "confirmed"),
+        ("<=", 1.0, "confirmed"),
+        ("<", 1.0, "confirmed"),
+        (">=", 1.0, "contradicted"),
+        (">", 1.0, "contradicted"),
+        ("<=", 0.0, "contradicted"),
+        ("<", 0.0, "contradicted"),
+    ],
+)
+def test_threshold_ops_on_a_known_interval(op, value, expected):
+    v = judge(threshold(op, value), frame(runs("ros", {"G1": [0.2, 0.8, 0.5], "G2": [0.4, 0.6]})))
+    assert v.verdict == expected
+
+
+@pytest.mark.parametrize(
+    ("op", "expected"),
+    [(">=", "confirmed"), (">", "contradicted"), ("<=", "confirmed"), ("<", "contradicted")],
+)
+def test_zero_width_interval_on_the_threshold(op, expected):
+    # Every run gives exactly 0.5: CI is [0.5, 0.5]. ">= 0.5" holds, "> 0.5" does not.
+    v = judge(threshold(op, 0.5), frame(runs("ros", {"G1": [0.5, 0.5], "G2": [0.5, 0.5, 0.5]})))
+    assert (v.ci_low, v.ci_high) == (0.5, 0.5)
+    assert v.verdict == expected
+
+
+def test_le_claim_on_a_runner_metric():
+    assert "wall_s" in RUNNER_METRICS
+    rows = [row("ros", inst, rep, 0.5, wall_s=w) for inst in ("G1", "G2") for rep, w in enumerate([1.0, 1.1, 1.2])]
+    df = frame(rows)
+    confirmed = judge(threshold("<=", 2.0, metric="wall_s"), df)
+    assert confirmed.verdict == "confirmed"
+    assert confirmed.estimate == pytest.approx(1.1)
+    assert judge(threshold("<=", 0.5, metric="wall_s"), df).verdict == "contradicted"
+    assert judge(threshold("<=", 1.1, metric="wall_s"), df).verdict == "inconclusive"
+
+
+def test_runner_metric_is_not_read_from_a_metric_column():
+    # A task metric called "wall_s" must not shadow the runner's measurement.
+    rows = [row("ros", "G1", rep, 100.0, metric="wall_s", wall_s=1.0) for rep in range(3)]
+    v = judge(threshold("<=", 2.0, metric="wall_s"), frame(rows))
+    assert v.verdict == "confirmed" and v.estimate == 1.0
+
+
+def test_single_seed_per_instance_is_inconclusive():
+    df = frame(runs("ros", {"G1": [0.95, 0.96], "G2": [0.99]}))
+    v = judge(threshold(">=", 0.5), df)
+    assert v.verdict == "inconclusive"
+    assert "seeds" in v.reason
+    assert math.isnan(v.ci_low) and math.isnan(v.ci_high)
+    assert v.estimate == pytest.approx((0.955 + 0.99) / 2)
+
+
+def test_missing_metric_is_inconclusive():
+    v = judge(threshold(">=", 0.5, metric="ratio"), frame(runs("ros", GOOD)))
+    assert v.verdict == "inconclusive"
+    assert "'ratio'" in v.reason and "missing" in v.reason
+
+
+# ----------------------------------------------------------------------------- not testable / failures
+
+
+def test_empty_records_are_not_testable():
+    assert judge(threshold(), pd.DataFrame()).verdict == "not testable here"
+
+
+def test_missing_method_is_not_testable():
+    v = judge(threshold(method="ros"), frame(runs("tabu", GOOD)))
+    assert v.verdict == "not testable here"
+    assert "'ros'" in v.reason and "standard" in v.reason
+
+
+def test_method_not_run_on_a_listed_instance_is_not_testable():
+    v = judge(threshold(instances=["G1", "G2", "G3"]), frame(runs("ros", GOOD)))
+    assert v.verdict == "not testable here"
+    assert "G3" in v.reason and "G1" not in v.reason
+
+
+def test_listed_instances_restrict_the_records():
+    df = frame(runs("ros", {**GOOD, "G9": [0.0, 0.0]}))
+    assert judge(threshold(">=", 0.9), df).verdict == "contradicted"  # G9 drags the mean down
+    v = judge(threshold(">=", 0.9, instances=["G1", "G2"]), df)
+    assert v.verdict == "confirmed" and v.n_instances == 2
+
+
+def test_instance_with_only_failed_runs_is_inconclusive_naming_it():
+    rows = runs("ros", GOOD) + [row("ros", "G3", rep, None, status="timeout") for rep in range(3)]
+    v = judge(threshold(">=", 0.9), frame(rows))
+    assert v.verdict == "inconclusive"
+    assert "G3" in v.reason and "G1" not in v.reason
+
+
+def test_failed_runs_do_not_enter_the_estimate():
+    rows = runs("ros", GOOD) + [
+        row("ros", "G1", 3, -100.0, status="invalid"),
+        row("ros", "G2", 3, -100.0, status="error"),
+    ]
+    v = judge(threshold(">=", 0.9), frame(rows))
+    assert v.verdict == "confirmed"
+    assert v.estimate == pytest.approx(0.955)
+    assert v.n_runs == 6
+
+
+def test_not_testable_field_wins():
+    reason = "needs 8 A100 GPUs"
+    v = judge(threshold(">=", 0.9, not_testable=reason), frame(runs("ros", GOOD)))
+    assert v.verdict == "not testable here"
+    assert v.reason == reason
+
+
+def test_other_tiers_and_tasks_are_ignored():
+    noise = (
+        runs("ros", {"G1": [0.0, 0.1], "G2": [0.0, 0.1]}, tier="smoke")
+        + runs("ros", {"G1": [0.0, 0.1], "G2": [0.0, 0.1]}, task="knapsack")
+        + runs("ros", {"H7": [0.0, 0.1]}, tier="full")
+    )
+    df = frame(runs("ros", GOOD) + noise)
+    v = judge(threshold(">=", 0.9), df)
+    assert v.verdict == "confirmed"
+    assert v.estimate == pytest.approx(0.955)
+    assert (v.n_instances, v.n_runs) == (2, 6)
+
+
+def test_results_only_in_another_tier_are_not_testable():
+    df = frame(runs("ros", GOOD, tier="smoke"))
+    v = judge(threshold(">=", 0.9, tier="standard"), df)
+    assert v.verdict == "not testable here"
+    assert judge(threshold(">=", 0.9, tier="smoke"), df).verdict == "confirmed"
+
+
+def test_verdict_is_reproducible_for_a_seed():
+    df = frame(runs("ros", {"G1": [0.1, 0.5, 0.9, 0.3], "G2": [0.2, 0.7, 0.4]}))
+    a = judge(threshold(">=", 0.0), df, seed=3)
+    b = judge(threshold(">=", 0.0), df, seed=3)
+    assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
+
+
+# ----------------------------------------------------------------------------- versus (paired)
+
+
+def test_versus_pairs_on_instance_and_rep():
+    # Common random numbers: run-to-run spread is huge (0..400), but on every
+    # (instance, rep) ros beats greedy by exactly 1. Unpaired, the two means (201 vs
+    # 200) would be indistinguishable; paired, the difference is exactly 1.
+    base = {"G1": [0.0, 100.0, 200.0, 300.0, 400.0], "G2": [50.0, 250.0, 150.0]}
+    rows = runs("greedy", base, kind="baseline") + runs("ros", {k: [v + 1 for v in vs] for k, vs in base.items()})
+    df = frame(rows).sample(frac=1.0, random_state=0)  # row order must not matter
+    v = judge(versus(">=", 0.0), df)
+    assert v.verdict == "confirmed"
+    assert (v.estimate, v.ci_low, v.ci_high) == (1.0, 1.0, 1.0)
+    assert (v.n_instances, v.n_runs) == (2, 8)
+    assert len(v.evidence) == 16
+    # and ros is not better by 2
+    assert judge(versus(">=", 2.0), df).verdict == "contradicted"
+
+
+def test_versus_uses_only_common_reps_where_unpaired_means_mislead():
+    # ros has an extra rep 2 with a huge value that greedy has no pair for. The unpaired
+    # means say ros is better (36.67 vs 10.5); on the common reps ros is worse by 0.5.
+    rows = (
+        runs("ros", {"G1": [10.0, 10.0, 90.0]})
+        + runs("greedy", {"G1": [10.5, 10.5]}, kind="baseline")
+    )
+    df = frame(rows)
+    unpaired = df[df.method == "ros"]["metric.score"].mean() - df[df.method == "greedy"]["metric.score"].mean()
+    assert unpaired > 0
+    v = judge(versus(">=", 0.0), df)
+    assert v.verdict == "contradicted"
+    assert v.estimate == -0.5 and v.n_runs == 2
+
+
+def test_versus_with_noisy_paired_differences():
+    greedy = {"G1": [1.0, 5.0, 3.0, 7.0], "G2": [10.0, 12.0, 11.0]}
+    diffs = {"G1": [0.4, 0.6, 0.5, 0.5], "G2": [0.3, 0.7, 0.5]}  # mean diff 0.5 on each
+    ros = {k: [g + d for g, d in zip(greedy[k], diffs[k], strict=True)] for k in greedy}
+    df = frame(runs("greedy", greedy, kind="baseline") + runs("ros", ros))
+    v = judge(versus(">=", 0.0), df)
+    assert v.verdict == "confirmed"
+    assert v.estimate == pytest.approx(0.5)
+    assert 0.3 <= v.ci_low < 0.5 < v.ci_high <= 0.7
+    # margin: better by at least 0.2 holds, by 1.0 does not, by 0.5 is undecided
+    assert judge(versus(">=", 0.2), df).verdict == "confirmed"
+    assert judge(versus(">=", 1.0), df).verdict == "contradicted"
+    assert judge(versus(">=", 0.5), df).verdict == "inconclusive"
+    assert "contains 0.5" in judge(versus(">=", 0.5), df).reason
+
+
+def test_versus_lower_is_better_on_wall_time():
+    rows = []
+    for inst, reps in {"G1": [1.0, 2.0, 3.0], "G2": [4.0, 5.0]}.items():
+        for rep, w in enumerate(reps):
+            rows.append(row("greedy", inst, rep, 0.0, wall_s=w, kind="baseline"))
+            rows.append(row("ros", inst, rep, 0.0, wall_s=w / 2))  # always twice as fast
+    df = frame(rows)
+    assert judge(versus("<=", 0.0, metric="wall_s"), df).verdict == "confirmed"
+    assert judge(versus(">=", 0.0, metric="wall_s"), df).verdict == "contradicted"
+
+
+def test_versus_missing_baseline_is_not_testable():
+    v = judge(versus(), frame(runs("ros", GOOD)))
+    assert v.verdict == "not testable here"
+    assert "'greedy'" in v.reason
+
+
+def test_versus_baseline_not_run_on_an_instance_is_not_testable():
+    rows = runs("ros", GOOD) + runs("greedy", {"G1": [0.9, 0.9]}, kind="baseline")
+    v = judge(versus(), frame(rows))
+    assert v.verdict == "not testable here"
+    assert "'greedy'" in v.reason and "G2" in v.reason
+
+
+def test_versus_baseline_failed_everywhere_on_an_instance_is_inconclusive():
+    rows = (
+        runs("ros", GOOD)
+        + runs("greedy", {"G1": [0.9, 0.9, 0.9]}, kind="baseline")
+        + [row("greedy", "G2", rep, None, status="timeout", kind="baseline") for rep in range(3)]
+    )
+    v = judge(versus(), frame(rows))
+    assert v.verdict == "inconclusive"
+    assert "G2" in v.reason
+
+
+def test_versus_without_common_seeds_is_inconclusive():
+    rows = runs("ros", {"G1": [1.0, 1.0]}) + [row("greedy", "G1", rep, 0.0, kind="baseline") for rep in (5, 6)]
+    v = judge(versus(), frame(rows))
+    assert v.verdict == "inconclusive"
+    assert "same seed" in v.reason
+
+
+# ----------------------------------------------------------------------------- models
+
+
+def test_threshold_without_value_is_rejected():
+    with pytest.raises(ValidationError, match="needs `value`"):
+        Comparison(kind="threshold", method="m", metric="x", op=">=")
+
+
+def test_versus_without_baseline_is_rejected():
+    with pytest.raises(ValidationError, match="needs `baseline`"):
+        Comparison(kind="versus", method="m", metric="x", op=">=")
+    with pytest.raises(ValidationError, match="needs `baseline`"):
+        Comparison(kind="versus", method="m", metric="x", op=">=", baseline="")
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{"kind": "ratio"}, {"op": "=="}, {"threshold": 0.5}],
+)
+def test_comparison_rejects_bad_or_unknown_fields(extra):
+    fields = dict(kind="threshold", method="m", metric="x", op=">=", value=1.0)
+    fields.update(extra)
+    with pytest.raises(ValidationError):
+        Comparison(**fields)
+
+
+def test_claim_rejects_unknown_fields_and_tiers():
+    cmp_ = Comparison(kind="threshold", method="m", metric="x", op=">=", value=1.0)
+    with pytest.raises(ValidationError, match="extra"):
+        make_claim(cmp_, verdict="confirmed")  # verdicts are computed, never written
+    with pytest.raises(ValidationError):
+        make_claim(cmp_, tier="huge")
+    assert make_claim(cmp_).tier == "standard"
+
+
+def test_claim_and_comparison_are_frozen():
+    c = threshold()
+    with pytest.raises(ValidationError):
+        c.id = "other"  # type: ignore[misc]
+    with pytest.raises(ValidationError):
+        c.comparison.value = 0.0  # type: ignore[misc]
+
+
+def test_describe():
+    assert threshold(">=", 0.93, metric="ratio").comparison.describe() == "mean ratio of ros >= 0.93"
+    assert versus("<=", 0.5).comparison.describe() == "score: ros <= greedy + 0.5 (paired)"
+    assert versus(">=", 0.0).comparison.describe() == "score: ros >= greedy (paired)"
+
+
+def test_verdict_as_row():
+    v = judge(threshold(">=", 0.9), frame(runs("ros", GOOD)))
+    r = v.as_row()
+    assert set(r) == {"claim", "verdict", "estimate", "ci_low", "ci_high", "instances", "runs", "reason"}
+    assert (r["claim"], r["verdict"], r["instances"], r["runs"]) == ("c1", "confirmed", 2, 6)
+
+
+def test_vocabulary():
+    assert VERDICTS == ("confirmed", "contradicted", "inconclusive", "not testable here")
