@@ -186,7 +186,7 @@ class LocalBackend:
         return out
 
     def close(self) -> None:
-        for proc, conn in self._workers:
+        for _proc, conn in self._workers:
             with contextlib.suppress(Exception):
                 conn.send(None)
         deadline = time.monotonic() + 3
