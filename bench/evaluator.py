@@ -13,6 +13,7 @@ only process that writes the store.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import os
@@ -345,6 +346,7 @@ def get_evaluator(extra_paths: tuple[str, ...] = ()) -> Evaluator:
         if ev is not None:
             ev.close()
         ev = _LOCAL.evaluator = Evaluator(extra_paths=tuple(extra_paths))
+        atexit.register(ev.close)
     return ev
 
 

@@ -132,3 +132,24 @@ def test_dask_backend_survives_misbehaving_methods(tmp_path):
     statuses = {r.method: r.status for r in Store(tmp_path).iter_records("knapsack")}
     assert statuses == {"chaos-crash": "error", "chaos-hang": "timeout", "chaos-ok": "ok"}
     assert res.counts["timeout"] >= 1
+
+
+def test_two_runners_on_one_store_never_duplicate(store):
+    """Two runners start the same sweep on one store: each job runs once, one record each."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    cmd = [sys.executable, "-m", "bench", "run", "--task", "knapsack", "--plugin", CHAOS, "--method", "chaos-slow",
+           "--seeds", "3", "--store", str(store), "--no-progress"]  # fmt: skip
+    procs = [subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for _ in range(2)]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err.decode()[-2000:]
+    files = list(store.glob("knapsack/*/*.json"))
+    recs = list(Store(store).iter_records("knapsack"))
+    assert len(files) == len(recs) == len({r.key for r in recs})
+    assert all(r.status == "ok" and r.attempt == 1 for r in recs), "a job ran twice"
+    sweeps = Store(store).sweeps("knapsack")
+    assert len(sweeps) == 2 and sweeps[0].keys == sweeps[1].keys and len(recs) == len(sweeps[0].keys)
