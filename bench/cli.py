@@ -297,9 +297,12 @@ def cmd_validate(a: argparse.Namespace) -> int:
     for c in rep.checks:
         t.add_row(c.method, c.check, "[green]PASS[/]" if c.passed else "[red]FAIL[/]", c.detail)
     con.print(t)
+    for c in rep.checks:  # full text, unwrapped, for logs and copy-paste
+        if not c.passed:
+            print(f"FAIL {c.method}: {c.check}: {c.detail}")
     for w in rep.warnings:
-        con.print(f"[yellow]warning: {w}[/]")
-    con.print("[green]PASSED[/]" if rep.passed else "[red]FAILED[/]")
+        print(f"warning: {w}")
+    print("PASSED" if rep.passed else "FAILED")
     return 0 if rep.passed else 1
 
 

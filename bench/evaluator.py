@@ -241,6 +241,7 @@ class Evaluator:
             kill_job_processes(token, pid)
             if exit_info is None:
                 exit_info = zyg.wait_exit(pid, 10.0)
+            zyg.release(pid)
             self._current = None
             res["stdout_tail"] = _tail(os.path.join(workdir, "stdout.txt"))
             res["stderr_tail"] = _tail(os.path.join(workdir, "stderr.txt"))

@@ -262,6 +262,12 @@ class Zygote:
                     return ex
                 self._pending_exit[int(msg["pid"])] = ex
 
+    def release(self, pid: int) -> None:
+        """Tell the zygote that ``pid``'s leftovers were swept; it forgets the job."""
+        if self.ctrl is not None:
+            with contextlib.suppress(OSError):
+                send_msg(self.ctrl, {"op": "release", "pid": int(pid)})
+
     def close(self) -> None:
         if self.ctrl is not None:
             self.ctrl.close()
@@ -290,13 +296,17 @@ def new_token() -> str:
 
 # ----------------------------------------------------------------------------- zygote side
 
-_children: dict[int, tuple[int, str]] = {}  # pid -> (pidfd, token)
+#: Jobs this zygote started and whose leftovers nobody has swept yet: pid -> token.
+#: A job stays here after its child exits, until the evaluator says it killed
+#: the job's leftovers ("release"): if the evaluator dies in between, the
+#: zygote sweeps them itself.
+_children: dict[int, str] = {}
 #: RSS of a job's child right after set-up, before any method code runs (kB).
 BASELINE_RSS_KB = 0
 
 
 def _cleanup_and_exit(*_args: Any) -> None:
-    for pid, (_fd, token) in list(_children.items()):
+    for pid, token in list(_children.items()):
         kill_job_processes(token, pid)
     os._exit(0)
 
@@ -340,13 +350,14 @@ def _zygote_main(ctrl_fd: int) -> None:
                     by_fd[pidfd] = pid
                     poller.register(pidfd, select.POLLIN)
                     send_msg(ctrl, {"op": "forked", "pid": pid})
+                elif msg["op"] == "release":
+                    _children.pop(int(msg["pid"]), None)
                 elif msg["op"] == "exit":
                     _cleanup_and_exit()
             else:
                 pid = by_fd.pop(fd)
                 poller.unregister(fd)
                 os.close(fd)
-                _children.pop(pid)
                 _, status, ru = os.wait4(pid, 0)
                 send_msg(
                     ctrl,
@@ -380,7 +391,7 @@ def _fork_child(ctrl: socket.socket, job_fd: int, msg: dict[str, Any]) -> int:
     pid = os.fork()
     if pid:
         os.close(job_fd)
-        _children[pid] = (-1, msg["token"])
+        _children[pid] = msg["token"]
         return pid
     # ---- in the child: never return into the zygote's loop
     code = 1

@@ -23,7 +23,7 @@ List every departure from the paper or its official code, and why.
 
 from __future__ import annotations
 
-import numpy as np
+import numpy as np  # noqa: F401 - most methods need it
 
 from bench import method
 
@@ -43,9 +43,9 @@ def solve(instance, *, seed: int, budget: float):
     ``instance.data`` is the task's public data, ``instance.params`` its
     parameters. Seed every random choice from ``seed``. The task recomputes
     every metric from what you return; see tasks/{family}/README.md for the
-    solution format.
+    solution format. Import heavy libraries at the top of the file, not here:
+    the worker imports this module once, and every job starts from that.
     """
-    rng = np.random.default_rng(seed)  # noqa: F841 - use it for every random choice
 {body}
 '''
 

@@ -70,6 +70,7 @@ def test_sigkill_runner_twice_then_resume(tmp_path):
     cmd = [
         sys.executable, "-m", "bench", "run", "--task", "knapsack", "--tier", "smoke",
         "--plugin", CHAOS, "--method", *sorted(EXPECTED), "--seeds", "2",
+        "--instances", "uncorrelated-n20-s0", "strongly-correlated-n20-s0",
         "--jobs", "2", "--budget", "0.6", "--memory-mb", "400", "--store", str(store), "--no-progress",
     ]  # fmt: skip
 

@@ -14,11 +14,12 @@ pytestmark = pytest.mark.slow
 
 
 def _opts(store, **kw) -> RunOptions:
-    base = dict(task="knapsack", tier="smoke", store=store, progress=False, extra_paths=(CHAOS,), jobs=2, memory_mb=400.0)
+    base = dict(task="knapsack", tier="smoke", instances=TWO, store=store, progress=False, extra_paths=(CHAOS,), jobs=2, memory_mb=400.0)
     base.update(kw)
     return RunOptions(**base)
 
 
+TWO = ["uncorrelated-n20-s0", "strongly-correlated-n20-s0"]
 #: The status each test-only method of tests/plugins/chaos_methods.py must get.
 EXPECTED = {
     "chaos-ok": "ok",
@@ -36,7 +37,7 @@ EXPECTED = {
 
 
 def test_every_misbehaviour_gets_its_status(store):
-    res = run_sweep(_opts(store, methods=sorted(EXPECTED), instances=None, budget=1.0))
+    res = run_sweep(_opts(store, methods=sorted(EXPECTED), budget=1.0))
     recs = list(Store(store).iter_records("knapsack"))
     assert len(recs) == len(res.keys) and len({r.key for r in recs}) == len(recs)
     for r in recs:
@@ -60,7 +61,7 @@ def test_every_misbehaviour_gets_its_status(store):
 
 
 def test_resume_skips_finished_and_retries_failed(store):
-    opts = _opts(store, methods=["chaos-ok", "chaos-crash"], instances=None)
+    opts = _opts(store, methods=["chaos-ok", "chaos-crash"])
     first = run_sweep(opts)
     n = len(first.keys)
     assert first.counts["ok"] == first.counts["error"] == n // 2
@@ -90,7 +91,7 @@ def test_same_seed_same_numbers(tmp_path):
 
 
 def test_measurements_are_the_runners(store):
-    res = run_sweep(_opts(store, methods=["chaos-ok", "chaos-slow"], instances=None, jobs=1))
+    res = run_sweep(_opts(store, methods=["chaos-ok", "chaos-slow"], jobs=1))
     for r in Store(store).iter_records("knapsack"):
         assert r.threads == 1 and r.environment["python"] and r.environment["cpu_cores"]
         assert r.cpu_s is not None and r.peak_rss_mb is not None and r.job_s >= r.wall_s
@@ -128,7 +129,7 @@ def test_dask_backend_matches_local(tmp_path):
 
 def test_dask_backend_survives_misbehaving_methods(tmp_path):
     pytest.importorskip("distributed")
-    res = run_sweep(_opts(tmp_path, methods=["chaos-crash", "chaos-hang", "chaos-ok"], instances=None, backend="dask", budget=0.5))
+    res = run_sweep(_opts(tmp_path, methods=["chaos-crash", "chaos-hang", "chaos-ok"], instances=TWO[:1], backend="dask", budget=0.5))
     statuses = {r.method: r.status for r in Store(tmp_path).iter_records("knapsack")}
     assert statuses == {"chaos-crash": "error", "chaos-hang": "timeout", "chaos-ok": "ok"}
     assert res.counts["timeout"] >= 1
@@ -142,7 +143,7 @@ def test_two_runners_on_one_store_never_duplicate(store):
     from conftest import ROOT
 
     cmd = [sys.executable, "-m", "bench", "run", "--task", "knapsack", "--plugin", CHAOS, "--method", "chaos-slow",
-           "--seeds", "3", "--store", str(store), "--no-progress"]  # fmt: skip
+           "--seeds", "3", "--instances", *TWO, "--store", str(store), "--no-progress"]  # fmt: skip
     procs = [subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for _ in range(2)]
     for p in procs:
         _, err = p.communicate(timeout=300)
