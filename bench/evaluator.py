@@ -34,8 +34,7 @@ from bench.sandbox import (
     Limits,
     MessageTooLarge,
     Zygote,
-    kill_job_processes,
-    new_token,
+    kill_group,
     recv_msg,
     send_msg,
 )
@@ -95,7 +94,7 @@ class Evaluator:
         self._zygotes: dict[int, Zygote] = {}
         self._instances: OrderedDict[tuple[str, str], Instance] = OrderedDict()
         self._cache_size = cache_size
-        self._current: tuple[str, int] | None = None
+        self._current: int | None = None  # pid (= process group) of the job in flight
 
     # -- resources --------------------------------------------------------------
     def zygote(self, threads: int = 1) -> Zygote:
@@ -121,8 +120,7 @@ class Evaluator:
     def kill_current(self) -> None:
         """Kill the job in flight (called from signal handlers)."""
         if self._current is not None:
-            token, pid = self._current
-            kill_job_processes(token, pid)
+            kill_group(self._current)
 
     def close(self) -> None:
         self.kill_current()
@@ -172,11 +170,10 @@ class Evaluator:
             return self._finish(res, t_job)
 
         session = task.session(inst, job.seed)
-        token = new_token()
         workdir = tempfile.mkdtemp(prefix=job.key[:12] + "-", dir=self.workroot)
         zyg = self.zygote(job.threads)
-        pid, sock = zyg.fork(token, workdir, Limits(memory_mb=job.memory_mb, threads=job.threads))
-        self._current = (token, pid)
+        pid, sock = zyg.fork(workdir, Limits(memory_mb=job.memory_mb, threads=job.threads))
+        self._current = pid
         method_time = 0.0
         checkpoints: list[tuple[float, Any]] = []
         exit_info: ChildExit | None = None
@@ -238,7 +235,7 @@ class Evaluator:
             sock.close()
             if exit_info is None and res["status"] != "timeout":
                 exit_info = zyg.wait_exit(pid, 2.0 if res["status"] == "ok" else 0.5)
-            kill_job_processes(token, pid)
+            kill_group(pid)
             if exit_info is None:
                 exit_info = zyg.wait_exit(pid, 10.0)
             zyg.release(pid)

@@ -45,6 +45,7 @@ __all__ = [
     "discover_methods",
     "get_task",
     "DiscoveryError",
+    "unknown_message",
 ]
 
 T = TypeVar("T")

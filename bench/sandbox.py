@@ -10,12 +10,15 @@ Who runs what::
 The evaluator talks to the child over a socket pair, in :mod:`bench.wire`
 messages (data only, never pickle). The zygote reports each child's exit status
 and resource usage from ``wait4``; the evaluator enforces the wall-clock limit
-by killing the child's whole process group, then every process that carries the
-job's token in its environment (grandchildren that escaped with ``setsid``).
+by killing the child's whole process group.
 
-When the evaluator dies, the zygote sees EOF on its control socket, kills every
-job it started, and exits; children die with the zygote. A killed runner leaves
-no orphans.
+The zygote is a *child subreaper* (``PR_SET_CHILD_SUBREAPER``): a process a
+job leaves behind, even one that escaped its group with ``setsid`` and a
+double fork, is re-parented to the zygote when its parent dies. After each job
+(and when the evaluator dies: EOF on the control socket) the zygote kills every
+child it has that is not a running job, until none is left. A killed runner
+thus leaves no orphans: its workers die with it (``PR_SET_PDEATHSIG``), their
+zygotes see EOF and sweep, and job children die with their zygote.
 
 This is process isolation for honest measurement, **not** a security sandbox:
 code that wants to escape a same-user process can.
@@ -35,13 +38,12 @@ import subprocess
 import sys
 import time
 import traceback
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from bench import wire
 
-__all__ = ["Zygote", "ChildExit", "send_msg", "recv_msg", "ChannelClosed", "kill_job_processes", "checkpoint"]
+__all__ = ["Zygote", "ChildExit", "send_msg", "recv_msg", "ChannelClosed", "kill_group", "checkpoint"]
 
 THREAD_ENV = (
     "OMP_NUM_THREADS",
@@ -51,7 +53,6 @@ THREAD_ENV = (
     "VECLIB_MAXIMUM_THREADS",
     "BLIS_NUM_THREADS",
 )
-TOKEN_ENV = "BENCH_JOB_TOKEN"
 _LEN = struct.Struct("<Q")
 
 
@@ -120,30 +121,59 @@ def _read_status_kb(pid: int | str, field_name: str) -> int:
     return 0
 
 
-def kill_job_processes(token: str, pgid: int | None = None) -> int:
-    """SIGKILL the job's process group and any process carrying ``token``.
+def kill_group(pgid: int, passes: int = 50) -> None:
+    """SIGKILL a job's process group, again until it is empty.
 
-    Returns the number of token-carrying processes found (escapees included).
+    A member may fork while the group is being killed; repeating until the
+    group is gone (``ESRCH``) catches those children too.
     """
-    if pgid:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, signal.SIGKILL)
-    needle = f"{TOKEN_ENV}={token}".encode()
-    found = 0
-    me = os.getpid()
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == me:
-            continue
+    for _ in range(passes):
         try:
-            with open(f"/proc/{entry.name}/environ", "rb") as fh:
-                env = fh.read()
-        except OSError:
-            continue
-        if needle in env.split(b"\0"):
-            found += 1
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(int(entry.name), signal.SIGKILL)
-    return found
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.001)
+
+
+def _my_children() -> list[int]:
+    """PIDs whose parent is this process."""
+    me = os.getpid()
+    try:  # fast path (CONFIG_PROC_CHILDREN)
+        with open(f"/proc/{me}/task/{me}/children") as fh:
+            return [int(p) for p in fh.read().split()]
+    except OSError:
+        pass
+    out = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                    if int(fh.read().rsplit(b")", 1)[1].split()[1]) == me:
+                        out.append(int(entry.name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+def sweep_orphans(keep: set[int], rounds: int = 200) -> int:
+    """Kill and reap every child of this (subreaper) process not in ``keep``.
+
+    Killing one leftover re-parents its own children to us, so repeat until
+    nothing is left. Returns how many processes were killed.
+    """
+    killed = 0
+    for _ in range(rounds):
+        kids = [p for p in _my_children() if p not in keep]
+        if not kids:
+            break
+        for pid in kids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in kids:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+        killed += len(kids)
+    return killed
 
 
 # ----------------------------------------------------------------------------- evaluator side
@@ -219,7 +249,7 @@ class Zygote:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def fork(self, token: str, workdir: str, limits: Limits) -> tuple[int, socket.socket]:
+    def fork(self, workdir: str, limits: Limits) -> tuple[int, socket.socket]:
         """Fork a child for one job; returns its pid and the evaluator's end of its socket."""
         assert self.ctrl is not None
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -228,7 +258,6 @@ class Zygote:
                 self.ctrl,
                 {
                     "op": "fork",
-                    "token": token,
                     "workdir": workdir,
                     "memory_mb": float(limits.memory_mb),
                     "output_mb": float(limits.output_mb),
@@ -263,7 +292,7 @@ class Zygote:
                 self._pending_exit[int(msg["pid"])] = ex
 
     def release(self, pid: int) -> None:
-        """Tell the zygote that ``pid``'s leftovers were swept; it forgets the job."""
+        """Tell the zygote that job ``pid`` is over: it kills whatever the job left behind."""
         if self.ctrl is not None:
             with contextlib.suppress(OSError):
                 send_msg(self.ctrl, {"op": "release", "pid": int(pid)})
@@ -290,29 +319,23 @@ def _exit_from(msg: dict[str, Any]) -> ChildExit:
     )
 
 
-def new_token() -> str:
-    return uuid.uuid4().hex
-
-
 # ----------------------------------------------------------------------------- zygote side
 
-#: Jobs this zygote started and whose leftovers nobody has swept yet: pid -> token.
-#: A job stays here after its child exits, until the evaluator says it killed
-#: the job's leftovers ("release"): if the evaluator dies in between, the
-#: zygote sweeps them itself.
-_children: dict[int, str] = {}
-#: RSS of a job's child right after set-up, before any method code runs (kB).
-BASELINE_RSS_KB = 0
+#: Job children of this zygote whose exit has not been reported yet: pidfd -> pid.
+_running: dict[int, int] = {}
+_PR_SET_CHILD_SUBREAPER = 36
 
 
 def _cleanup_and_exit(*_args: Any) -> None:
-    for pid, token in list(_children.items()):
-        kill_job_processes(token, pid)
+    for pid in list(_running.values()):
+        kill_group(pid)
+    sweep_orphans(keep=set())
     os._exit(0)
 
 
 def _zygote_main(ctrl_fd: int) -> None:
     ctrl = socket.socket(fileno=ctrl_fd)
+    _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     signal.signal(signal.SIGTERM, _cleanup_and_exit)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the runner, which decides
     threads = int(os.environ.get("BENCH_THREADS", "1"))
@@ -335,7 +358,6 @@ def _zygote_main(ctrl_fd: int) -> None:
 
     poller = select.poll()
     poller.register(ctrl, select.POLLIN)
-    by_fd: dict[int, int] = {}
     while True:
         for fd, _ev in poller.poll():
             if fd == ctrl.fileno():
@@ -347,15 +369,16 @@ def _zygote_main(ctrl_fd: int) -> None:
                     _, fds, _, _ = socket.recv_fds(ctrl, 1, 1)
                     pid = _fork_child(ctrl, fds[0], msg)
                     pidfd = os.pidfd_open(pid)
-                    by_fd[pidfd] = pid
+                    _running[pidfd] = pid
                     poller.register(pidfd, select.POLLIN)
                     send_msg(ctrl, {"op": "forked", "pid": pid})
                 elif msg["op"] == "release":
-                    _children.pop(int(msg["pid"]), None)
+                    # The job is over: whatever it left (re-parented to us) goes.
+                    sweep_orphans(keep=set(_running.values()))
                 elif msg["op"] == "exit":
                     _cleanup_and_exit()
             else:
-                pid = by_fd.pop(fd)
+                pid = _running.pop(fd)
                 poller.unregister(fd)
                 os.close(fd)
                 _, status, ru = os.wait4(pid, 0)
@@ -391,7 +414,6 @@ def _fork_child(ctrl: socket.socket, job_fd: int, msg: dict[str, Any]) -> int:
     pid = os.fork()
     if pid:
         os.close(job_fd)
-        _children[pid] = msg["token"]
         return pid
     # ---- in the child: never return into the zygote's loop
     code = 1
@@ -403,7 +425,6 @@ def _fork_child(ctrl: socket.socket, job_fd: int, msg: dict[str, Any]) -> int:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         ctrl.close()
-        os.environ[TOKEN_ENV] = msg["token"]
         _prepare_child(msg, vmsize)
         from bench import _child
 

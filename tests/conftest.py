@@ -9,6 +9,7 @@ every worker process). Test-only methods are passed explicitly with
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,8 @@ CHAOS = str(PLUGINS / "chaos_methods.py")
 TOY_METHODS = str(PLUGINS / "toy" / "methods.py")
 
 os.environ["BENCH_TASK_PATHS"] = str(PLUGINS / "toy" / "task.py")
+SESSION = uuid.uuid4().hex
+os.environ["BENCH_TEST_SESSION"] = SESSION
 os.environ.setdefault("BENCH_STORE", str(Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-test-store-{os.getpid()}"))
 
 
@@ -41,9 +44,15 @@ def cli(capsys):
 
 
 def job_processes_alive() -> list[int]:
-    """PIDs of processes that carry a bench job token (leftovers of a job)."""
+    """Processes of this test session that nobody owns any more (leftovers).
+
+    Every process the session starts inherits ``BENCH_TEST_SESSION`` (forked
+    ones share their exec-ed ancestor's environment block). A process whose
+    parent is neither the test process nor another of ours is an orphan.
+    """
+    needle = f"BENCH_TEST_SESSION={SESSION}".encode()
     me = os.getpid()
-    found = []
+    marked: dict[int, int] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) == me:
             continue
@@ -51,9 +60,9 @@ def job_processes_alive() -> list[int]:
             with open(f"/proc/{entry.name}/environ", "rb") as fh:
                 env = fh.read()
             with open(f"/proc/{entry.name}/stat", "rb") as fh:
-                state = fh.read().rsplit(b")", 1)[1].split()[0]
+                fields = fh.read().rsplit(b")", 1)[1].split()
         except OSError:
             continue
-        if state != b"Z" and b"BENCH_JOB_TOKEN=" in env:
-            found.append(int(entry.name))
-    return found
+        if fields[0] != b"Z" and needle in env.split(b"\0"):
+            marked[int(entry.name)] = int(fields[1])
+    return sorted(pid for pid, ppid in marked.items() if ppid != me and ppid not in marked)
