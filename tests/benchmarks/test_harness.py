@@ -28,7 +28,7 @@ def _jobs(method: str, n: int, budget: float = 10.0):
     backend_catalog = [
         {"name": method, "kind": "baseline", "tasks": ["toy-mean"], "version": "1", "params": {"seconds": 0.5} if method == "spin" else {}, "grid": None, "budgets": {}}
     ]
-    opts = RunOptions(task="toy-mean", tier="smoke", seeds=n, budget=budget, progress=False)
+    opts = RunOptions(task="toy-mean", tier="smoke", seeds=n, budget=budget, progress=False)  # 3 instances x n
     return plan(task, backend_catalog, opts)
 
 
@@ -56,8 +56,8 @@ def test_per_job_overhead(benchmark, tmp_path):
 
 
 def test_parallel_speedup(benchmark, tmp_path):
-    n = 12
-    jobs = _jobs("spin", n)
+    jobs = _jobs("spin", 12)  # 3 instances x 12 seeds = 36 jobs
+    n = len(jobs)
     times = {}
     for workers in (1, 2):
         backend = LocalBackend(workers, METHODS)
