@@ -369,8 +369,8 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}{where}"
 
 
-def import_path(path: str | os.PathLike[str]) -> None:
-    """Import a method file, or every ``*.py`` in a directory, by path."""
+def import_path(path: str | os.PathLike[str], prefix: str = "bench_plugin_") -> None:
+    """Import a method (or, with ``prefix="bench_task_"``, task) file, or every ``*.py`` in a directory."""
     p = Path(path).resolve()
     files = sorted(p.glob("*.py")) if p.is_dir() else [p]
     if not p.exists():
@@ -378,7 +378,7 @@ def import_path(path: str | os.PathLike[str]) -> None:
     for f in files:
         if f.name.startswith("_"):
             continue
-        modname = "bench_plugin_" + f.stem + "_" + hashlib.sha1(str(f).encode()).hexdigest()[:10]
+        modname = prefix + f.stem + "_" + hashlib.sha1(str(f).encode()).hexdigest()[:10]
         if modname in sys.modules:
             continue
         spec = importlib.util.spec_from_file_location(modname, f)
@@ -417,7 +417,7 @@ def discover_tasks() -> Registry[type[Task]]:
             except Exception as exc:
                 DISCOVERY_ERRORS.append(DiscoveryError(f"entry point {ep.name}", _one_line(exc)))
         for p in plugin_paths("BENCH_TASK_PATHS"):
-            import_path(p)
+            import_path(p, prefix="bench_task_")
     return TASKS
 
 

@@ -9,6 +9,7 @@ the same functions ``bench show`` and ``bench claims`` use.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -21,10 +22,11 @@ from bench.report import summary_table
 
 
 def _args() -> argparse.Namespace:
+    """``-- --results DIR`` after ``streamlit run``; ``BENCH_RESULTS`` otherwise."""
     p = argparse.ArgumentParser()
-    p.add_argument("--results", default="results")
+    p.add_argument("--results", default=os.environ.get("BENCH_RESULTS", "results"))
     p.add_argument("--store", default=None)
-    return p.parse_args(sys.argv[1:])
+    return p.parse_known_args(sys.argv[1:])[0]
 
 
 @st.cache_data(show_spinner=False)

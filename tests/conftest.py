@@ -18,8 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PLUGINS = ROOT / "tests" / "plugins"
 CHAOS = str(PLUGINS / "chaos_methods.py")
 TOY_METHODS = str(PLUGINS / "toy" / "methods.py")
+GUESS_METHODS = str(PLUGINS / "guess" / "methods.py")
 
-os.environ["BENCH_TASK_PATHS"] = str(PLUGINS / "toy" / "task.py")
+os.environ["BENCH_TASK_PATHS"] = os.pathsep.join(str(PLUGINS / d / "task.py") for d in ("toy", "guess"))
 SESSION = uuid.uuid4().hex
 os.environ["BENCH_TEST_SESSION"] = SESSION
 os.environ.setdefault("BENCH_STORE", str(Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-test-store-{os.getpid()}"))

@@ -104,3 +104,16 @@ def loud(instance, *, seed, budget):
 def segv(instance, *, seed, budget):
     """killed: dies of a signal."""
     os.kill(os.getpid(), signal.SIGSEGV)
+
+
+@method(name="chaos-threads", kind="baseline", tasks=["knapsack"], deterministic=True)
+def threads(instance, *, seed, budget):
+    """ok: prints the math-thread settings it runs with."""
+    from threadpoolctl import threadpool_info
+
+    print("OMP_NUM_THREADS", os.environ.get("OMP_NUM_THREADS"))
+    print("MKL_NUM_THREADS", os.environ.get("MKL_NUM_THREADS"))
+    print("BLAS", sorted({p["num_threads"] for p in threadpool_info()}))
+    if "torch" in sys.modules:
+        print("TORCH", sys.modules["torch"].get_num_threads())
+    return _empty(instance)

@@ -20,3 +20,4 @@ def noisy(instance, *, seed, budget, scale):
         supports=lambda inst: inst.params["i"] != 2 or "toy-first skips mu2 on purpose")
 def first(instance, *, seed, budget):
     return np.array(instance.data["x"][0])
+

@@ -1,0 +1,52 @@
+"""The job protocol: interactive tasks, the trust boundary, and per-job threads."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from conftest import CHAOS, GUESS_METHODS, TOY_METHODS
+
+from bench.runner import RunOptions, run_sweep
+from bench.store import Store
+from bench.verify import verify_frame
+
+pytestmark = pytest.mark.slow
+
+
+def test_interactive_task_runs_select_rounds_and_replays(store):
+    res = run_sweep(RunOptions(task="toy-guess", store=store, progress=False, extra_paths=(GUESS_METHODS,), seeds=2))
+    recs = list(Store(store).iter_records("toy-guess"))
+    assert len(recs) == len(res.keys) == 12
+    for r in recs:
+        if r.method == "toy-bisect":
+            assert r.status == "ok", r.reason
+            assert r.metrics["found"] == 1.0 and 1 <= r.metrics["rounds"] <= 10
+        else:
+            # the session rejects the out-of-range guess the moment it is made
+            assert r.status == "invalid" and "guess 4: 5000 is outside [0, 1024)" in r.reason
+    # `bench verify` replays each stored sequence with the task alone
+    checks = verify_frame(Store(store).frame("toy-guess"), store)
+    assert {c.outcome for c in checks if c.method == "toy-bisect"} == {"match"}
+    # a sequence cut short by an invalid action is not a solution: nothing to re-score
+    assert {c.outcome for c in checks if c.method == "toy-repeat"} == {"unverifiable"}
+
+
+def test_the_runner_never_imports_method_code(store):
+    run_sweep(RunOptions(task="toy-mean", store=store, progress=False, extra_paths=(TOY_METHODS,)))
+    run_sweep(RunOptions(task="knapsack", store=store, progress=False, instances=["uncorrelated-n20-s0"]))
+    leaked = [m for m in sys.modules if m.split(".")[0] in ("methods", "baselines") or m.startswith("bench_plugin_")]
+    assert leaked == []
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_every_job_gets_its_thread_count(store, threads):
+    run_sweep(
+        RunOptions(task="knapsack", store=store, progress=False, extra_paths=(CHAOS,), methods=["chaos-threads"],
+                   instances=["uncorrelated-n20-s0"], threads=threads)
+    )  # fmt: skip
+    (rec,) = Store(store).iter_records("knapsack")
+    assert rec.threads == threads
+    out = rec.stdout_tail
+    assert f"OMP_NUM_THREADS {threads}" in out and f"MKL_NUM_THREADS {threads}" in out
+    assert f"BLAS [{threads}]" in out
