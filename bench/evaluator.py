@@ -171,8 +171,15 @@ class Evaluator:
 
         session = task.session(inst, job.seed)
         workdir = tempfile.mkdtemp(prefix=job.key[:12] + "-", dir=self.workroot)
-        zyg = self.zygote(job.threads)
-        pid, sock = zyg.fork(workdir, Limits(memory_mb=job.memory_mb, threads=job.threads))
+        limits = Limits(memory_mb=job.memory_mb, threads=job.threads)
+        try:
+            zyg = self.zygote(job.threads)
+            pid, sock = zyg.fork(workdir, limits)
+        except (ChannelClosed, OSError, TimeoutError, wire.WireError):
+            # the zygote died between jobs (a previous method may have killed it): once more
+            self._zygotes.pop(job.threads).close()
+            zyg = self.zygote(job.threads)
+            pid, sock = zyg.fork(workdir, limits)
         self._current = pid
         method_time = 0.0
         checkpoints: list[tuple[float, Any]] = []
@@ -228,6 +235,8 @@ class Evaluator:
                 raise _Outcome("invalid", f"malformed message from the method: {exc}", "WireError") from None
             except (ChannelClosed, ConnectionError):
                 exit_info = zyg.wait_exit(pid, 5.0)
+                if exit_info is None and not zyg.alive:
+                    raise _Outcome("error", "the method's worker process died during the job (did the method kill its parent?)", "WorkerDied") from None
                 raise _Outcome(*self._death_reason(exit_info)) from None
         except _Outcome as out:
             res.update(status=out.status, reason=out.reason, error_type=out.error_type, traceback=out.tb)

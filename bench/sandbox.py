@@ -275,8 +275,9 @@ class Zygote:
                 self._pending_exit[int(msg["pid"])] = _exit_from(msg)
 
     def wait_exit(self, pid: int, timeout: float) -> ChildExit | None:
-        """Wait for the zygote's report that ``pid`` exited."""
-        assert self.ctrl is not None
+        """Wait for the zygote's report that ``pid`` exited (None: no report)."""
+        if self.ctrl is None:
+            return None
         if pid in self._pending_exit:
             return self._pending_exit.pop(pid)
         deadline = time.monotonic() + timeout
@@ -284,6 +285,9 @@ class Zygote:
             try:
                 msg = recv_msg(self.ctrl, deadline)
             except TimeoutError:
+                return None
+            except (ChannelClosed, OSError, wire.WireError):
+                self.close()  # the zygote died (a method may have killed it); start afresh next job
                 return None
             if msg["op"] == "exited":
                 ex = _exit_from(msg)
@@ -308,6 +312,7 @@ class Zygote:
                 self.proc.kill()
                 self.proc.wait()
             self.proc = None
+        self._pending_exit.clear()
 
 
 def _exit_from(msg: dict[str, Any]) -> ChildExit:

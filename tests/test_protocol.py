@@ -33,10 +33,19 @@ def test_interactive_task_runs_select_rounds_and_replays(store):
 
 
 def test_the_runner_never_imports_method_code(store):
-    run_sweep(RunOptions(task="toy-mean", store=store, progress=False, extra_paths=(TOY_METHODS,)))
-    run_sweep(RunOptions(task="knapsack", store=store, progress=False, instances=["uncorrelated-n20-s0"]))
-    leaked = [m for m in sys.modules if m.split(".")[0] in ("methods", "baselines") or m.startswith("bench_plugin_")]
-    assert leaked == []
+    """A fresh runner process runs two sweeps; no method module may load in it."""
+    import subprocess
+
+    script = f"""
+import sys
+from bench.runner import RunOptions, run_sweep
+run_sweep(RunOptions(task="toy-mean", store={str(store)!r}, progress=False, extra_paths=({TOY_METHODS!r},)))
+run_sweep(RunOptions(task="knapsack", store={str(store)!r}, progress=False, instances=["uncorrelated-n20-s0"]))
+print([m for m in sys.modules if m.split(".")[0] in ("methods", "baselines") or m.startswith("bench_plugin_")])
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+    assert len(list(Store(store).iter_records("toy-mean"))) == 9
 
 
 @pytest.mark.parametrize("threads", [1, 2])

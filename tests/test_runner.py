@@ -33,6 +33,7 @@ EXPECTED = {
     "chaos-invalid": "invalid",
     "chaos-print": "ok",
     "chaos-segv": "killed",
+    "chaos-parricide": "error",
 }
 
 

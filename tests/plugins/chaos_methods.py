@@ -117,3 +117,10 @@ def threads(instance, *, seed, budget):
     if "torch" in sys.modules:
         print("TORCH", sys.modules["torch"].get_num_threads())
     return _empty(instance)
+
+
+@method(name="chaos-parricide", kind="baseline", tasks=["knapsack"])
+def parricide(instance, *, seed, budget):
+    """error: kills the worker process that forked it; the next job must still run."""
+    os.kill(os.getppid(), signal.SIGKILL)
+    time.sleep(3600)
