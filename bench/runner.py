@@ -208,7 +208,8 @@ def run_sweep(opts: RunOptions) -> SweepResult:
     Ctrl-C stops the workers (and every job process) and raises
     ``KeyboardInterrupt``; finished records are kept and a rerun resumes.
     """
-    task = get_task(opts.task) if _task_known(opts.task) else None
+    _check_task(opts.task)
+    task = get_task(opts.task)
     store = Store(opts.store)
     backend = make_backend(opts.backend, opts.jobs, opts.extra_paths, opts.scheduler)
     started = time.time()
@@ -255,13 +256,12 @@ def run_sweep(opts: RunOptions) -> SweepResult:
         backend.close()
 
 
-def _task_known(name: str) -> bool:
+def _check_task(name: str) -> None:
     from bench.registry import discover_tasks
 
     reg = discover_tasks()
     if name not in reg:
         raise UsageError(unknown_message("task", name, reg.names()))
-    return True
 
 
 def _args_dict(opts: RunOptions) -> dict[str, Any]:
