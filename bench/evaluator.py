@@ -33,6 +33,7 @@ from bench.sandbox import (
     ChildExit,
     Limits,
     MessageTooLarge,
+    SetupFailed,
     Zygote,
     kill_group,
     recv_msg,
@@ -173,13 +174,18 @@ class Evaluator:
         workdir = tempfile.mkdtemp(prefix=job.key[:12] + "-", dir=self.workroot)
         limits = Limits(memory_mb=job.memory_mb, threads=job.threads)
         try:
-            zyg = self.zygote(job.threads)
-            pid, sock = zyg.fork(workdir, limits)
-        except (ChannelClosed, OSError, TimeoutError, wire.WireError):
-            # the zygote died between jobs (a previous method may have killed it): once more
-            self._zygotes.pop(job.threads).close()
-            zyg = self.zygote(job.threads)
-            pid, sock = zyg.fork(workdir, limits)
+            try:
+                zyg = self.zygote(job.threads)
+                pid, sock, res["setup_s"] = zyg.fork(workdir, limits, job.method, dict(inst.params))
+            except (ChannelClosed, OSError, TimeoutError, wire.WireError):
+                # the zygote died between jobs (a previous method may have killed it): once more
+                self._zygotes.pop(job.threads).close()
+                zyg = self.zygote(job.threads)
+                pid, sock, res["setup_s"] = zyg.fork(workdir, limits, job.method, dict(inst.params))
+        except SetupFailed as exc:
+            shutil.rmtree(workdir, ignore_errors=True)
+            res.update(status="error", reason=f"setup of {job.method} failed: {exc}", error_type="SetupFailed")
+            return self._finish(res, t_job)
         self._current = pid
         method_time = 0.0
         checkpoints: list[tuple[float, Any]] = []

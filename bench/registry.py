@@ -191,6 +191,8 @@ class MethodSpec:
     description: str = ""
     deviations: str = ""
     source: str = ""
+    setup: Callable[[dict[str, Any]], None] | None = None
+    setup_key: Callable[[dict[str, Any]], Any] | None = None
 
     def meta(self) -> dict[str, Any]:
         """JSON-able metadata sent from the worker to the runner."""
@@ -208,6 +210,7 @@ class MethodSpec:
             "deviations": self.deviations,
             "source": self.source,
             "interactive": inspect.isclass(self.target),
+            "has_setup": self.setup is not None,
             "interface_problems": interface_problems(self.target, self.params),
         }
 
@@ -256,6 +259,8 @@ def method(
     budgets: dict[str, float] | None = None,
     description: str = "",
     deviations: str = "",
+    setup: Callable[[dict[str, Any]], None] | None = None,
+    setup_key: Callable[[dict[str, Any]], Any] | None = None,
 ) -> Callable[[T], T]:
     """Register a method or baseline with one decorator.
 
@@ -286,6 +291,12 @@ def method(
         Free text shown on the leaderboard's method page; ``deviations`` lists
         every departure from the paper or official code. Defaults to the
         docstring of the decorated object.
+    setup, setup_key
+        Optional one-off preparation that does not depend on the instance's
+        data, e.g. pre-training: ``setup(instance_params)`` runs in the worker
+        before its first job with a new ``setup_key(instance_params)`` (one
+        key if ``setup_key`` is None), and every later job inherits its
+        result. Its time is recorded as ``setup_s``, apart from the job's.
 
     Examples
     --------
@@ -316,6 +327,8 @@ def method(
             description=description or doc.split("\n\n")[0],
             deviations=deviations,
             source=_source_of(target),
+            setup=setup,
+            setup_key=setup_key,
         )
         METHODS.add(name, spec, spec.source)
         return target

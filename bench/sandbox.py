@@ -64,6 +64,10 @@ class MessageTooLarge(ValueError):
     """A peer announced a message above the size limit."""
 
 
+class SetupFailed(RuntimeError):
+    """A method's one-off ``setup`` raised in the zygote; the job cannot run."""
+
+
 # ----------------------------------------------------------------------------- framing
 
 
@@ -249,8 +253,21 @@ class Zygote:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def fork(self, workdir: str, limits: Limits) -> tuple[int, socket.socket]:
-        """Fork a child for one job; returns its pid and the evaluator's end of its socket."""
+    def fork(
+        self, workdir: str, limits: Limits, method: str = "", instance_params: dict[str, Any] | None = None
+    ) -> tuple[int, socket.socket, float]:
+        """Fork a child for one job.
+
+        Before the first job of ``method`` (per setup key), the zygote runs the
+        method's one-off ``setup`` (e.g. pre-training), so every later child
+        inherits its result. Returns the child's pid, the evaluator's end of
+        its socket, and the seconds this call spent in setup (0 if none).
+
+        Raises
+        ------
+        SetupFailed
+            If the method's setup raised.
+        """
         assert self.ctrl is not None
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -262,15 +279,20 @@ class Zygote:
                     "memory_mb": float(limits.memory_mb),
                     "output_mb": float(limits.output_mb),
                     "threads": int(limits.threads),
+                    "method": method,
+                    "instance_params": instance_params or {},
                 },
             )
             socket.send_fds(self.ctrl, [b"F"], [theirs.fileno()])
         finally:
             theirs.close()
         while True:
-            msg = recv_msg(self.ctrl, time.monotonic() + 60)
+            msg = recv_msg(self.ctrl, time.monotonic() + SETUP_TIMEOUT_S)
             if msg["op"] == "forked":
-                return int(msg["pid"]), mine
+                return int(msg["pid"]), mine, float(msg.get("setup_s", 0.0))
+            if msg["op"] == "setup_failed":
+                mine.close()
+                raise SetupFailed(str(msg.get("error", "")))
             if msg["op"] == "exited":  # a late report from an earlier child
                 self._pending_exit[int(msg["pid"])] = _exit_from(msg)
 
@@ -329,6 +351,28 @@ def _exit_from(msg: dict[str, Any]) -> ChildExit:
 #: Job children of this zygote whose exit has not been reported yet: pidfd -> pid.
 _running: dict[int, int] = {}
 _PR_SET_CHILD_SUBREAPER = 36
+#: The longest a method's one-off setup may take before its zygote is given up.
+SETUP_TIMEOUT_S = 1800.0
+#: (method, setup key) -> seconds the setup took, for setups done in this zygote.
+_setups_done: dict[tuple[str, Any], float] = {}
+
+
+def _run_setup(method: str, params: dict[str, Any]) -> float:
+    """Run ``method``'s setup for these instance params once per zygote; returns seconds spent now."""
+    from bench.registry import METHODS
+
+    if not method or method not in METHODS:
+        return 0.0
+    spec = METHODS.get(method)
+    if spec.setup is None:
+        return 0.0
+    key = (method, spec.setup_key(params) if spec.setup_key else None)
+    if key in _setups_done:
+        return 0.0
+    t0 = time.monotonic()
+    spec.setup(params)
+    _setups_done[key] = time.monotonic() - t0
+    return _setups_done[key]
 
 
 def _cleanup_and_exit(*_args: Any) -> None:
@@ -372,11 +416,17 @@ def _zygote_main(ctrl_fd: int) -> None:
                     _cleanup_and_exit()
                 if msg["op"] == "fork":
                     _, fds, _, _ = socket.recv_fds(ctrl, 1, 1)
+                    try:
+                        setup_s = _run_setup(msg.get("method", ""), msg.get("instance_params", {}))
+                    except Exception as exc:
+                        os.close(fds[0])
+                        send_msg(ctrl, {"op": "setup_failed", "error": f"{type(exc).__name__}: {exc}"})
+                        continue
                     pid = _fork_child(ctrl, fds[0], msg)
                     pidfd = os.pidfd_open(pid)
                     _running[pidfd] = pid
                     poller.register(pidfd, select.POLLIN)
-                    send_msg(ctrl, {"op": "forked", "pid": pid})
+                    send_msg(ctrl, {"op": "forked", "pid": pid, "setup_s": setup_s})
                 elif msg["op"] == "release":
                     # The job is over: whatever it left (re-parented to us) goes.
                     sweep_orphans(keep=set(_running.values()))

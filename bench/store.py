@@ -107,6 +107,8 @@ class RunRecord(BaseModel):
     peak_rss_mb: float | None = None
     verify_s: float | None = None
     job_s: float | None = None
+    #: one-off method setup (e.g. pre-training) paid before this job, if any; not in wall_s
+    setup_s: float | None = None
     started_at: float
     finished_at: float
     stdout_tail: str = ""

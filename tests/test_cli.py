@@ -10,13 +10,15 @@ import pandas as pd
 import pytest
 from conftest import TOY_METHODS
 
+TOY3 = ("toy-sample-mean", "toy-noisy", "toy-first")
+
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
 def toy_run(cli, store):
     """A finished toy-mean sweep (3 seeds) in ``store``."""
-    rc, out, err = cli("run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--seeds", "3", "--store", store, "--no-progress", "--jobs", "2")
+    rc, out, err = cli("run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--method", *TOY3, "--seeds", "3", "--store", store, "--no-progress", "--jobs", "2")
     assert rc == 0, err
     return store
 

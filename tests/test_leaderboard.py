@@ -26,7 +26,8 @@ def test_empty_results_show_a_helpful_state(monkeypatch, tmp_path):
 
 
 def test_published_bundle_renders(monkeypatch, tmp_path, cli, store):
-    rc, _, err = cli("run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--seeds", "2", "--store", store, "--no-progress")
+    rc, _, err = cli("run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--method", "toy-sample-mean", "toy-noisy", "toy-first",
+                     "--seeds", "2", "--store", store, "--no-progress")  # fmt: skip
     assert rc == 0, err
     rc, _, err = cli("publish", "--task", "toy-mean", "--store", store, "--results", tmp_path / "results")
     assert rc == 0, err

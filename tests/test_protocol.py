@@ -39,7 +39,7 @@ def test_the_runner_never_imports_method_code(store):
     script = f"""
 import sys
 from bench.runner import RunOptions, run_sweep
-run_sweep(RunOptions(task="toy-mean", store={str(store)!r}, progress=False, extra_paths=({TOY_METHODS!r},)))
+run_sweep(RunOptions(task="toy-mean", store={str(store)!r}, progress=False, extra_paths=({TOY_METHODS!r},), methods=["toy-sample-mean", "toy-noisy", "toy-first"]))
 run_sweep(RunOptions(task="knapsack", store={str(store)!r}, progress=False, instances=["uncorrelated-n20-s0"]))
 print([m for m in sys.modules if m.split(".")[0] in ("methods", "baselines") or m.startswith("bench_plugin_")])
 """
@@ -59,3 +59,16 @@ def test_every_job_gets_its_thread_count(store, threads):
     out = rec.stdout_tail
     assert f"OMP_NUM_THREADS {threads}" in out and f"MKL_NUM_THREADS {threads}" in out
     assert f"BLAS [{threads}]" in out
+
+
+def test_setup_runs_once_per_worker_outside_the_jobs_clock(store):
+    run_sweep(RunOptions(task="toy-mean", store=store, progress=False, extra_paths=(TOY_METHODS,),
+                         methods=["toy-prepared", "toy-broken-setup"], seeds=2, jobs=1))  # fmt: skip
+    recs = list(Store(store).iter_records("toy-mean"))
+    prepared = [r for r in recs if r.method == "toy-prepared"]
+    assert all(r.status == "ok" for r in prepared)
+    paid = [r.setup_s for r in prepared if r.setup_s]
+    assert len(paid) == 1 and paid[0] >= 0.5  # one worker: one setup, recorded once
+    assert all(r.wall_s < 0.5 for r in prepared)  # not charged to any job
+    broken = [r for r in recs if r.method == "toy-broken-setup"]
+    assert broken and all(r.status == "error" and "no weights for this k" in r.reason for r in broken)

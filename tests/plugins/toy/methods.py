@@ -21,3 +21,29 @@ def noisy(instance, *, seed, budget, scale):
 def first(instance, *, seed, budget):
     return np.array(instance.data["x"][0])
 
+
+
+_PREPARED: dict[int, float] = {}
+
+
+def _prepare(params):
+    """A one-off setup: slow, and keyed by nothing (runs once per worker)."""
+    import time
+
+    time.sleep(0.5)
+    _PREPARED[0] = 0.0
+
+
+@method(name="toy-prepared", kind="baseline", tasks=["toy-mean"], deterministic=True, reference="test", setup=_prepare)
+def prepared(instance, *, seed, budget):
+    assert 0 in _PREPARED, "setup did not run before the job"
+    return np.array(instance.data["x"].mean() + _PREPARED[0])
+
+
+def _broken_setup(params):
+    raise RuntimeError("no weights for this k")
+
+
+@method(name="toy-broken-setup", kind="baseline", tasks=["toy-mean"], reference="test", setup=_broken_setup)
+def broken(instance, *, seed, budget):
+    return np.array(0.0)
