@@ -388,6 +388,13 @@ def claims_table(task: str, results: str | None, store: str | None) -> Any:
     return pd.DataFrame(rows)
 
 
+def _cell(v: Any) -> str:
+    """A markdown table cell: numbers to 4 significant digits, NaN as a dash, pipes escaped."""
+    if isinstance(v, float):
+        return "–" if v != v else f"{v:.4g}"
+    return str(v).replace("|", "\\|")
+
+
 def cmd_claims(a: argparse.Namespace) -> int:
     table = claims_table(a.task, a.results, a.store)
     if table.empty:
@@ -399,7 +406,7 @@ def cmd_claims(a: argparse.Namespace) -> int:
         cols = ["id", "statement", "source", "test", "verdict", "estimate", "ci_low", "ci_high", "reason"]
         lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
         for r in table[cols].itertuples(index=False):
-            lines.append("| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v).replace("|", "\\|") for v in r) + " |")
+            lines.append("| " + " | ".join(_cell(v) for v in r) + " |")
         print("\n".join(lines))
     else:
         from rich.table import Table
@@ -408,7 +415,8 @@ def cmd_claims(a: argparse.Namespace) -> int:
         for c in ("id", "source", "test", "verdict", "estimate", "95% CI", "reason"):
             tt.add_column(c)
         for r in table.itertuples(index=False):
-            tt.add_row(r.id, r.source, r.test, r.verdict, f"{r.estimate:.4g}", f"[{r.ci_low:.4g}, {r.ci_high:.4g}]", r.reason)
+            ci = f"[{_cell(r.ci_low)}, {_cell(r.ci_high)}]" if r.ci_low == r.ci_low else "–"
+            tt.add_row(r.id, r.source, r.test, r.verdict, _cell(r.estimate), ci, r.reason)
         _console().print(tt)
     return 0
 

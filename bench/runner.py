@@ -106,7 +106,7 @@ def plan(task: Task, methods: list[dict[str, Any]], opts: RunOptions) -> list[Jo
             f"no selected method has a parameter {sorted(unknown)[0]!r}; parameters: {', '.join(sorted(known_params)) or 'none'}"
         )
     jobs: list[Job] = []
-    digests = {s.id: task.load(s.id).digest for s in specs}
+    digests = {s.id: task.instance_digest(s.id) for s in specs}
     for spec in specs:
         for m in methods:
             for params in expand_grid(m["params"], m["grid"] if opts.grid else None):

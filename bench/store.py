@@ -52,7 +52,7 @@ STATUSES: tuple[str, ...] = ("ok", "invalid", "error", "timeout", "killed", "ski
 class TracePoint(BaseModel):
     """One verified checkpoint: runner-measured method time and the task's metrics."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", ser_json_inf_nan="constants")
     t: float
     metrics: dict[str, float] | None = None
     invalid: str | None = None
@@ -67,7 +67,8 @@ class RunRecord(BaseModel):
     job inherited from its pre-warmed parent.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    # NaN and infinite metrics are legitimate values: keep them (JSON NaN/Infinity), never null
+    model_config = ConfigDict(extra="forbid", ser_json_inf_nan="constants")
 
     schema_version: int = SCHEMA_VERSION
     key: str = Field(pattern=r"^[0-9a-f]{64}$")

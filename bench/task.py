@@ -281,6 +281,15 @@ class Task:
         """Load one instance by id, public and private parts."""
         raise NotImplementedError
 
+    def instance_digest(self, instance_id: str) -> str:
+        """The digest ``load(instance_id).digest`` will have; part of every job key.
+
+        The runner calls this for every planned job, so tasks with costly
+        instances should override it with something that does not load the
+        data (e.g. a committed checksum that ``load`` verifies).
+        """
+        return self.load(instance_id).digest
+
     def all_instances(self) -> dict[str, InstanceSpec]:
         """Every instance of every tier, by id."""
         out: dict[str, InstanceSpec] = {}

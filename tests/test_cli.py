@@ -27,7 +27,7 @@ def toy_run(cli, store):
     ("args", "message"),
     [
         (["run", "--task", "knapsak"], "unknown task 'knapsak'; did you mean 'knapsack'?"),
-        (["run", "--task", "knapsack", "--method", "gredy", "--no-progress"], "unknown method 'gredy'; did you mean 'greedy'?"),
+        (["run", "--task", "knapsack", "--method", "gredy", "--no-progress"], "unknown method 'gredy'; did you mean 'greedy'"),
         (["run", "--task", "knapsack", "--tier", "smok", "--no-progress"], "unknown tier 'smok'; did you mean 'smoke'?"),
         (["run", "--task", "knapsack", "--instances", "nope", "--no-progress"], "unknown instance of task knapsack 'nope'"),
         (["run", "--task", "knapsack", "--seeds", "0"], "--seeds: expected a positive integer"),

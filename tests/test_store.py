@@ -357,3 +357,19 @@ def test_default_store_follows_env(monkeypatch, tmp_path):
     assert Store().root == tmp_path / "x"
     monkeypatch.delenv("BENCH_STORE")
     assert Store().root == Path(".bench/runs")
+
+
+def test_nan_and_infinite_metrics_survive_a_round_trip(tmp_path):
+    """A NaN metric (e.g. a ratio with no reference) must never make a record unreadable."""
+    import math
+    import warnings
+
+    store = Store(tmp_path)
+    rec = make_record(metrics={"cut": 5.0, "ratio": float("nan"), "gap": float("inf")})
+    store.put(rec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        back = store.get(rec.task, rec.key)
+        frame = store.frame(rec.task)
+    assert back is not None and math.isnan(back.metrics["ratio"]) and back.metrics["gap"] == math.inf
+    assert len(frame) == 1 and math.isnan(frame["metric.ratio"].iloc[0])
