@@ -403,6 +403,7 @@ def _zygote_main(ctrl_fd: int) -> None:
     except Exception as exc:
         catalog, errors = [], [f"{type(exc).__name__}: {exc}"]
     errors += [str(e) for e in DISCOVERY_ERRORS]
+    _limit_threads(threads)  # again: method modules may have imported torch during discovery
     send_msg(ctrl, {"op": "hello", "catalog": catalog, "errors": errors, "pid": os.getpid()})
 
     poller = select.poll()
