@@ -13,7 +13,7 @@ CONSTRAINTS := .ci/constraints.txt
 PYTEST_ARGS ?=
 DEMO_TASK ?= knapsack
 
-.PHONY: install demo test lint benchmark leaderboard clean
+.PHONY: install demo test lint benchmark leaderboard results-maxcut clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,12 @@ benchmark: install
 
 leaderboard: install
 	$(BIN)/python -m bench leaderboard
+
+# The published maxcut results: the standard tier, 3 seeds, every method, then a
+# bundle under results/maxcut/ (hours on 2 cores; resumable: rerun to continue).
+results-maxcut: install
+	$(BIN)/python -m bench run --task maxcut --tier standard --seeds 3 --jobs 2
+	$(BIN)/python -m bench publish --task maxcut --origin maintainers
 
 clean:
 	rm -rf $(VENV) .bench .pytest_cache .ruff_cache
