@@ -1,12 +1,13 @@
 """bench: verified benchmarks for the methods of ICML 2025 papers.
 
-The public API for method authors is :func:`method` (register a method) and
-:func:`checkpoint` (report an intermediate solution); task authors subclass
-:class:`Task` and use :func:`register_task`.
+The public API for method authors is :func:`method` (register a method),
+:func:`checkpoint` (report an intermediate solution) and :func:`time_left`
+(seconds left of the job's budget); task authors subclass :class:`Task` and
+use :func:`register_task`.
 """
 
 from bench.registry import method, register_task
-from bench.sandbox import checkpoint
+from bench.sandbox import checkpoint, time_left
 from bench.task import (
     Instance,
     InstanceSpec,
@@ -25,6 +26,7 @@ __all__ = [
     "method",
     "register_task",
     "checkpoint",
+    "time_left",
     "Task",
     "TaskMeta",
     "Metric",

@@ -16,6 +16,7 @@ import inspect
 import random
 import socket
 import sys
+import time
 import traceback
 from typing import Any
 
@@ -59,6 +60,7 @@ def serve(sock: socket.socket) -> int:
     from bench.registry import discover_methods
 
     start = recv_msg(sock)
+    sandbox._DEADLINE = time.monotonic() + float(start["budget"])
     try:
         spec = discover_methods().get(start["method"])
         pub = start["instance"]

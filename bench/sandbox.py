@@ -532,6 +532,21 @@ def _prepare_child(msg: dict[str, Any], vmsize_kb: int) -> None:
 _CHECKPOINT_HOOK: Any = None
 
 
+#: monotonic time at which the job's budget runs out (set in the child at start)
+_DEADLINE: float | None = None
+
+
+def time_left() -> float:
+    """Seconds left of this job's budget (``inf`` outside a bench job).
+
+    The runner kills a job at budget + grace; a method that stops when this
+    reaches zero (minus its own wrap-up time) always returns in time.
+    """
+    if _DEADLINE is None:
+        return float("inf")
+    return max(0.0, _DEADLINE - time.monotonic())
+
+
 def checkpoint(solution: Any) -> None:
     """Report an intermediate solution from inside ``solve`` (anytime curves).
 

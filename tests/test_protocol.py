@@ -72,3 +72,10 @@ def test_setup_runs_once_per_worker_outside_the_jobs_clock(store):
     assert all(r.wall_s < 0.5 for r in prepared)  # not charged to any job
     broken = [r for r in recs if r.method == "toy-broken-setup"]
     assert broken and all(r.status == "error" and "no weights for this k" in r.reason for r in broken)
+
+
+def test_time_left_lets_anytime_methods_stop_in_budget(store):
+    run_sweep(RunOptions(task="toy-mean", store=store, progress=False, extra_paths=(TOY_METHODS,),
+                         methods=["toy-anytime"], budget=0.5))  # fmt: skip
+    recs = list(Store(store).iter_records("toy-mean"))
+    assert recs and all(r.status == "ok" and 0.4 <= r.wall_s <= 0.7 for r in recs), [(r.status, r.wall_s) for r in recs]
