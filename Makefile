@@ -11,7 +11,7 @@ TORCH_SPEC ?= torch==2.13.0
 TORCH_PIP_ARGS ?=
 CONSTRAINTS := .ci/constraints.txt
 PYTEST_ARGS ?=
-DEMO_TASK ?= knapsack
+DEMO_TASK ?= maxcut
 
 .PHONY: install demo test lint benchmark leaderboard results-maxcut clean
 
