@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.sandbox import checkpoint
+from bench.sandbox import checkpoint, time_left
 
 __all__ = ["Graph", "read", "cut_value", "cut_values", "Deadline", "Reporter", "supports_k"]
 
@@ -107,12 +107,18 @@ class Deadline:
 
     ``fraction`` of the budget (less ``reserve`` seconds for returning the
     answer) is usable; :meth:`left` says how much of it remains. The clock
-    starts when the object is made, at the top of ``solve``.
+    starts when the object is made, at the top of ``solve``, or earlier in a
+    bench job: there the job's clock (:func:`bench.time_left`, which also
+    counts decoding the instance and ``supports``) is used when it is the
+    tighter one.
     """
 
     def __init__(self, budget: float, fraction: float = 0.9, reserve: float = 0.05) -> None:
         self.start = time.monotonic()
         self.usable = max(float(budget) * fraction - reserve, 0.0)
+        job_left = time_left()  # inf outside a bench job
+        if job_left < float(budget):
+            self.usable = max(min(self.usable, job_left - (1.0 - fraction) * float(budget) - reserve), 0.0)
         self.end = self.start + self.usable
 
     def elapsed(self) -> float:
