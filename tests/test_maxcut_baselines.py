@@ -126,7 +126,7 @@ def test_registered_as_maxcut_baselines():
         assert spec.reference and spec.description
         meta = spec.meta()
         assert meta["interface_problems"] == [], (name, meta["interface_problems"])
-    assert METHODS.get("tabu").budgets == {"standard": 10.0}
+    assert METHODS.get("tabu").budgets == {"standard": 10.0, "full": 60.0}
 
 
 # ----------------------------------------------------------------------------- validity, budgets, supports
