@@ -368,10 +368,10 @@ def _import_package_tree(pkg_name: str) -> None:
 
 
 def _safe_import(modname: str) -> None:
+    # A broken module, duplicate names included, must not hide the others:
+    # it is reported (`bench list`, `bench validate`) and the rest load.
     try:
         importlib.import_module(modname)
-    except RegistryError:
-        raise
     except Exception as exc:
         DISCOVERY_ERRORS.append(DiscoveryError(modname, _one_line(exc)))
 
@@ -401,10 +401,7 @@ def import_path(path: str | os.PathLike[str], prefix: str = "bench_plugin_") -> 
         sys.modules[modname] = mod
         try:
             spec.loader.exec_module(mod)
-        except RegistryError:
-            sys.modules.pop(modname, None)
-            raise
-        except Exception as exc:
+        except Exception as exc:  # reported; the other files still load
             sys.modules.pop(modname, None)
             DISCOVERY_ERRORS.append(DiscoveryError(str(f), _one_line(exc)))
 
