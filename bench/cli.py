@@ -128,6 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--results", default="results")
     s.add_argument("--store", help="judge from the local store instead of published bundles")
     s.add_argument("--format", choices=["table", "markdown", "json"], default="table")
+    s.add_argument(
+        "--update",
+        metavar="FILE",
+        help="rewrite the block between '<!-- BEGIN GENERATED: python -m bench claims --task TASK ...' and '<!-- END GENERATED -->' in FILE with the markdown table",
+    )
 
     s = sub.add_parser("leaderboard", help="launch the Streamlit leaderboard")
     s.add_argument("--results", default="results")
@@ -388,6 +393,13 @@ def claims_table(task: str, results: str | None, store: str | None) -> Any:
     return pd.DataFrame(rows)
 
 
+def load_bundle_ids(results: str | None, task: str) -> list[str]:
+    """Ids of the published bundles of ``task`` under ``results``."""
+    from bench.bundle import load_bundles
+
+    return sorted(Path(k).name for k in load_bundles(results or "results", task).manifests)
+
+
 def _cell(v: Any) -> str:
     """A markdown table cell: numbers to 4 significant digits, NaN as a dash, pipes escaped."""
     if isinstance(v, float):
@@ -395,19 +407,59 @@ def _cell(v: Any) -> str:
     return str(v).replace("|", "\\|")
 
 
+def claims_markdown(table: Any) -> str:
+    """The claims table as GitHub markdown (one row per claim)."""
+    cols = ["id", "statement", "source", "test", "verdict", "estimate", "ci_low", "ci_high", "reason"]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in table[cols].itertuples(index=False):
+        lines.append("| " + " | ".join(_cell(v) for v in r) + " |")
+    return "\n".join(lines)
+
+
+def update_generated_block(path: Path, task: str, body: str) -> bool:
+    """Replace the generated claims block of ``task`` in the file at ``path``.
+
+    The block starts at a line ``<!-- BEGIN GENERATED: python -m bench claims
+    --task TASK ... -->`` and ends at the next ``<!-- END GENERATED -->``.
+    Returns whether the file changed; raises ``_Usage`` when the markers are
+    missing.
+    """
+    text = path.read_text()
+    begin = f"<!-- BEGIN GENERATED: python -m bench claims --task {task} "
+    i = text.find(begin)
+    j = text.find("<!-- END GENERATED -->", i)
+    if i < 0 or j < 0:
+        raise _Usage(f"{path}: no '{begin}...-->' ... '<!-- END GENERATED -->' block to update")
+    head_end = text.index("-->", i) + len("-->")
+    new = text[:head_end] + "\n" + body.rstrip("\n") + "\n" + text[j:]
+    if new == text:
+        return False
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(new)
+    tmp.replace(path)
+    return True
+
+
 def cmd_claims(a: argparse.Namespace) -> int:
     table = claims_table(a.task, a.results, a.store)
     if table.empty:
         print(f"task {a.task} records no claims")
         return 0
+    if a.update:
+        if a.store:
+            raise _Usage("--update writes published verdicts only: drop --store")
+        path = Path(a.update)
+        if not path.is_file():
+            raise _Usage(f"{path}: no such file")
+        src = ", ".join(sorted(load_bundle_ids(a.results, a.task))) or "none"
+        body = f"*Generated from the published bundles ({src}) by `python -m bench claims --task {a.task} --update <this file>`; do not edit by hand.*\n\n" + claims_markdown(table)
+        changed = update_generated_block(path, a.task, body)
+        print(f"{path}: {'updated' if changed else 'already up to date'}")
+        return 0
     if a.format == "json":
         sys.stdout.write(table.to_json(orient="records", indent=1) + "\n")
     elif a.format == "markdown":
-        cols = ["id", "statement", "source", "test", "verdict", "estimate", "ci_low", "ci_high", "reason"]
-        lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-        for r in table[cols].itertuples(index=False):
-            lines.append("| " + " | ".join(_cell(v) for v in r) + " |")
-        print("\n".join(lines))
+        print(claims_markdown(table))
     else:
         from rich.table import Table
 

@@ -107,6 +107,19 @@ def test_publish_claims_verify(cli, toy_run, tmp_path):
     }
     rc, out, _ = cli("claims", "--task", "toy-mean", "--results", results, "--format", "markdown")
     assert rc == 0 and "| mean-accurate |" in out
+    # --update rewrites only the generated block of a README, and is idempotent
+    readme = tmp_path / "README.md"
+    readme.write_text("# toy\nbefore\n<!-- BEGIN GENERATED: python -m bench claims --task toy-mean --format markdown -->\nstale\n<!-- END GENERATED -->\nafter\n")
+    rc, out, err = cli("claims", "--task", "toy-mean", "--results", results, "--update", readme)
+    assert rc == 0 and "updated" in out, err
+    text = readme.read_text()
+    assert "stale" not in text and text.startswith("# toy\nbefore\n") and text.endswith("<!-- END GENERATED -->\nafter\n")
+    assert "| mean-accurate |" in text and b.name in text
+    rc, out, _ = cli("claims", "--task", "toy-mean", "--results", results, "--update", readme)
+    assert rc == 0 and "already up to date" in out and readme.read_text() == text
+    readme.write_text("no markers here\n")
+    rc, _, err = cli("claims", "--task", "toy-mean", "--results", results, "--update", readme)
+    assert rc == 2 and "no '<!-- BEGIN GENERATED" in err and readme.read_text() == "no markers here\n"
 
     rc, out, _ = cli("verify", "--task", "toy-mean", "--results", results)
     assert rc == 0 and "match 24" in out

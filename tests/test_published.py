@@ -1,0 +1,58 @@
+"""The published bundles under results/ and the tables generated from them.
+
+Every README block ``<!-- BEGIN GENERATED: python -m bench claims --task T ...``
+must equal what ``python -m bench claims --task T --update FILE`` writes from
+the bundles in results/ today, so a hand edit or a stale table fails CI. The
+bundles themselves are re-verified: the stored solutions must re-score to the
+published metrics.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+RESULTS = ROOT / "results"
+BLOCK = re.compile(r"<!-- BEGIN GENERATED: python -m bench claims --task (\S+) ")
+
+
+def _generated_blocks() -> list[tuple[Path, str]]:
+    out = []
+    for readme in sorted(ROOT.glob("*/**/README.md")):
+        if ".venv" in readme.parts or "node_modules" in readme.parts:
+            continue
+        for task in BLOCK.findall(readme.read_text()):
+            out.append((readme, task))
+    return out
+
+
+BLOCKS = _generated_blocks()
+
+
+def test_the_maxcut_readme_has_a_generated_claims_block():
+    assert (ROOT / "tasks" / "maxcut" / "README.md", "maxcut") in BLOCKS
+
+
+@pytest.mark.parametrize(("readme", "task"), BLOCKS, ids=[f"{r.relative_to(ROOT)}:{t}" for r, t in BLOCKS])
+def test_generated_claims_tables_are_up_to_date(cli, tmp_path, readme, task):
+    if not list((RESULTS / task).glob("*/manifest.json")):
+        assert "Not generated yet" in readme.read_text(), f"{readme}: a claims table for {task} but no bundle under results/{task}"
+        return
+    copy = tmp_path / "README.md"
+    shutil.copyfile(readme, copy)
+    rc, out, err = cli("claims", "--task", task, "--results", RESULTS, "--update", copy)
+    assert rc == 0, err
+    rel = readme.relative_to(ROOT)
+    assert copy.read_text() == readme.read_text(), f"{rel} is stale: run `python -m bench claims --task {task} --update {rel}`"
+
+
+@pytest.mark.parametrize("task", sorted(p.parent.parent.name for p in RESULTS.glob("*/*/manifest.json")) or ["(none)"])
+def test_published_solutions_rescore_to_the_published_metrics(cli, task):
+    if task == "(none)":
+        pytest.skip("no bundle is published yet")
+    rc, out, err = cli("verify", "--task", task, "--results", RESULTS)
+    assert rc == 0 and "mismatch" not in out, out + err
