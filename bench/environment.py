@@ -64,6 +64,19 @@ def _memory_gb() -> float | None:
         return None
 
 
+def load_average() -> float | None:
+    """The 1-minute load average of the machine (None where the OS has none).
+
+    Recorded at the start and at the end of every job, so that timings taken
+    on a busy machine say so: a load above the core count means the job
+    shared its CPU with others.
+    """
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError):
+        return None
+
+
 @functools.cache
 def capture() -> dict[str, Any]:
     """Everything needed to say where and with what a result was produced."""

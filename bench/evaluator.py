@@ -154,7 +154,7 @@ class Evaluator:
             "solution_npz": None,
             "solution_sha256": None,
             "started_at": started_at,
-            "environment": environment.capture(),
+            "environment": {**environment.capture(), "load_1m_start": environment.load_average()},
         }
         try:
             task = get_task(job.task)
@@ -344,6 +344,7 @@ class Evaluator:
     def _finish(res: dict[str, Any], t_job: float) -> dict[str, Any]:
         res["job_s"] = time.monotonic() - t_job
         res["finished_at"] = time.time()
+        res["environment"]["load_1m_end"] = environment.load_average()
         return res
 
 
