@@ -214,26 +214,40 @@ def preferred_tier(records: pd.DataFrame) -> str | None:
 def normalised_scores(records: pd.DataFrame, meta: dict[str, Any]) -> pd.Series:
     """Each run's primary metric on the task's declared 0-1 scale (index of ``records``).
 
-    The rule is the task's ``normalization`` (linear between two references or
-    numbers, or log10 for errors spanning decades), read from the metadata
-    and the ``ref.*`` columns, never from task code. NaN for runs that are not
-    ``ok`` or whose instance lacks a reference the rule needs.
+    The rule is the task's ``normalization`` (:class:`bench.task.Normalization`:
+    linear between two references or numbers, or log10 for errors spanning
+    decades), read from the metadata and the ``ref.*`` columns, never from task
+    code; vectorised, and equal to ``Normalization.apply`` run by run. NaN for
+    runs that are not ``ok`` or whose instance lacks a reference the rule needs.
     """
-    from bench.task import Normalization, Reference
-
-    rule = Normalization.model_validate(meta["normalization"])
+    rule = meta["normalization"]
+    n = len(records)
     col = f"metric.{meta['primary']}"
-    vals = pd.to_numeric(records[col], errors="coerce") if col in records else pd.Series(np.nan, index=records.index)
-    ref_cols = [c for c in records.columns if c.startswith("ref.")]
-    out = []
-    for (idx, v), status in zip(vals.items(), records["status"], strict=True):
-        if status != "ok" or v != v:
-            out.append(math.nan)
-            continue
-        refs = {c[4:]: Reference(value=float(records.at[idx, c]), source="") for c in ref_cols
-                if records.at[idx, c] is not None and records.at[idx, c] == records.at[idx, c]}  # fmt: skip
-        out.append(rule.apply(float(v), refs))
+    v = pd.to_numeric(records[col], errors="coerce").to_numpy(dtype=float) if col in records else np.full(n, np.nan)
+
+    def end(x: Any) -> np.ndarray:
+        if isinstance(x, str):
+            c = f"ref.{x}"
+            return pd.to_numeric(records[c], errors="coerce").to_numpy(dtype=float) if c in records else np.full(n, np.nan)
+        return np.full(n, float(x))
+
+    lo, hi = end(rule["zero"]), end(rule["one"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if rule.get("kind", "linear") == "log":
+            good = (v > 0) & (lo > 0) & (hi > 0) & (lo != hi)
+            out = np.where(good, (np.log10(np.where(good, lo, 1.0)) - np.log10(np.where(good, v, 1.0)))
+                           / (np.log10(np.where(good, lo, 1.0)) - np.log10(np.where(good, hi, 10.0))), np.nan)  # fmt: skip
+        else:
+            out = np.where(hi != lo, (v - lo) / (hi - lo), np.nan)
+    out = np.where(np.isfinite(v) & (records["status"].to_numpy() == "ok"), out, np.nan)
     return pd.Series(out, index=records.index, dtype=float)
+
+
+def _scored(records: pd.DataFrame, meta: dict[str, Any]) -> pd.DataFrame:
+    """``records`` with ``label`` and ``_s`` (normalised score) columns."""
+    df = with_labels(records)
+    df["_s"] = normalised_scores(df, meta) if not df.empty else pd.Series(dtype=float)
+    return df
 
 
 def instance_means(records: pd.DataFrame, meta: dict[str, Any], metric: str | None = None) -> pd.DataFrame:
@@ -290,10 +304,9 @@ def role_strata(records: pd.DataFrame, meta: dict[str, Any], label: str) -> np.n
     skipped ones, on some scorable instance does not cover the task (None):
     no partial means. Only repetitions present on every instance count.
     """
-    df = with_labels(records)
+    df = records if "_s" in records else _scored(records, meta)
     if df.empty:
         return None
-    df["_s"] = normalised_scores(df, meta)
     scorable = sorted(set(df.loc[df["_s"].notna(), "instance"]))
     if not scorable:
         return None
@@ -319,13 +332,13 @@ def task_roles(records: pd.DataFrame, meta: dict[str, Any], claims: list[dict[st
 
     Only methods that cover the task (:func:`role_strata`) can take a role.
     """
-    df = with_labels(records)
+    df = _scored(records, meta)
     out: dict[str, str | None] = dict.fromkeys(ROLES)
     if df.empty:
         return out
     scores = {}
     for label, g in df.groupby("label"):
-        st_ = role_strata(records, meta, str(label))
+        st_ = role_strata(df, meta, str(label))
         if st_ is not None:
             scores[str(label)] = (g["kind"].iloc[0], g["method"].iloc[0], float(np.mean(st_)))
     named: dict[str, int] = {}
@@ -363,11 +376,13 @@ def role_aggregate(
         missing``. When the role has no method on some task, ``iqm`` and the CI
         are NaN and ``missing`` names those tasks: never a partial aggregate.
     """
+    prepared = {name: (_scored(r, m), m, c) for name, (r, m, c) in tasks.items()}
+    roles = {name: task_roles(r, m, c) for name, (r, m, c) in prepared.items()}
     rows = []
     for role in ROLES:
         strata, who, missing = [], [], []
-        for name, (records, meta, claims) in sorted(tasks.items()):
-            label = task_roles(records, meta, claims)[role]
+        for name, (records, meta, _) in sorted(prepared.items()):
+            label = roles[name][role]
             st_ = role_strata(records, meta, label) if label else None
             if st_ is None:
                 missing.append(name)
@@ -430,11 +445,10 @@ def pareto_table(records: pd.DataFrame, meta: dict[str, Any]) -> pd.DataFrame:
     mean over instances of the mean normalised score (instances with a
     defined normalisation only); NaN for methods with no valid run.
     """
-    df = with_labels(records)
+    df = _scored(records, meta)
     cols = ["label", "kind", "wall_s", "score", "hardware", "pareto"]
     if df.empty:
         return pd.DataFrame(columns=cols)
-    df["_s"] = normalised_scores(df, meta)
     df["_hw"] = hardware_label(df)
     rows = []
     for label, g in df.groupby("label"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import stats as _st
@@ -121,23 +122,29 @@ def stratified_bootstrap_ci(
 # ----------------------------------------------------------------------------- aggregates across tasks
 
 
-def iqm(x: Sequence[float] | np.ndarray) -> float:
-    """Interquartile mean: the mean of the middle 50% of the values (NaNs dropped).
+def iqm(x: Sequence[float] | np.ndarray, axis: int | None = None) -> float | np.ndarray:
+    """Interquartile mean: the mean of the middle 50% of the values.
 
-    ``scipy.stats.trim_mean(x, 0.25)`` on the flattened array, as in rliable
-    (Agarwal et al., 2021): it cuts ``floor(0.25 n)`` values from each end.
-    NaN for an empty input.
+    Same as ``scipy.stats.trim_mean(x, 0.25)`` (as in rliable, Agarwal et al.
+    2021): it cuts ``floor(0.25 n)`` values from each end. With ``axis=None``
+    the array is flattened, NaNs are dropped and a float is returned (NaN for
+    no values); with an axis (no NaNs allowed), an array along the others.
     """
-    a = np.asarray(x, dtype=float).ravel()
-    a = a[~np.isnan(a)]
-    if a.size == 0:
-        return float("nan")
-    return float(_st.trim_mean(a, 0.25))
+    a = np.asarray(x, dtype=float)
+    if axis is None:
+        a = a.ravel()
+        a = a[~np.isnan(a)]
+        if a.size == 0:
+            return float("nan")
+        return float(_st.trim_mean(a, 0.25))
+    a = np.sort(np.moveaxis(a, axis, -1), axis=-1)
+    k = int(0.25 * a.shape[-1])
+    return a[..., k : a.shape[-1] - k].mean(axis=-1)
 
 
 def stratified_bootstrap_aggregate(
     strata: Sequence[Sequence[float] | np.ndarray],
-    statistic: Callable[[np.ndarray], float] = iqm,
+    statistic: Callable[..., Any] = iqm,
     *,
     seed: int = 0,
     n_boot: int = 2000,
@@ -157,7 +164,9 @@ def stratified_bootstrap_aggregate(
         stratum, gives NaNs: an aggregate over fewer tasks than asked for is
         never reported.
     statistic
-        Maps the pooled 1-d array to a number (default :func:`iqm`).
+        ``statistic(x, axis=...)`` like :func:`iqm` (default), ``np.mean`` or
+        ``np.median``: called on the pooled 1-d array with ``axis=None`` and
+        on the ``(n_boot, n_pooled)`` resamples with ``axis=1``.
 
     Returns
     -------
@@ -169,13 +178,12 @@ def stratified_bootstrap_aggregate(
     nan = float("nan")
     if not arrs or any(a.size == 0 for a in arrs):
         return (nan, nan, nan)
-    est = float(statistic(np.concatenate(arrs)))
+    est = float(statistic(np.concatenate(arrs), axis=None))
     if all(a.size < 2 for a in arrs):
         return (est, nan, nan)
     rng = np.random.default_rng(seed)
-    idx = [rng.integers(0, a.size, size=(n_boot, a.size)) for a in arrs]
-    boots = np.array([statistic(np.concatenate([a[i[b]] for a, i in zip(arrs, idx, strict=True)])) for b in range(n_boot)])
-    lo, hi = np.quantile(boots, [alpha / 2, 1 - alpha / 2])
+    boot = np.concatenate([a[rng.integers(0, a.size, size=(n_boot, a.size))] for a in arrs], axis=1)
+    lo, hi = np.quantile(np.asarray(statistic(boot, axis=1), dtype=float), [alpha / 2, 1 - alpha / 2])
     return (est, float(lo), float(hi))
 
 
