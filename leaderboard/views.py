@@ -223,6 +223,7 @@ def task_page(data: Data, key: str) -> None:
     if df.empty:
         st.info("No runs match these filters.")
         return
+    st.caption(f"{len(df)} runs, {df['method'].nunique()} methods, {df['instance'].nunique()} instances after filters")
     hw = sorted(set(hardware_label(df)))
     if len(hw) > 1:
         st.warning(

@@ -56,8 +56,8 @@ def test_summary_rows_name_their_machine_and_the_command_that_reruns_them(bundle
     assert table["hardware"].str.len().gt(0).all()
     row = table[(table["method"] == "toy-noisy") & (table["instance"] == "mu1")].iloc[0]
     cmd = row["command"]
-    assert cmd.startswith("python -m bench run --task toy-mean --tier smoke --method toy-noisy --instances mu1 --seeds 3 --seed 0")
-    assert "--param 'scale=0.3'" in cmd
+    assert cmd.startswith("python -m bench run --task toy-mean --tier smoke --method toy-noisy --instances mu1 --seeds 2 --seed 0")
+    assert cmd.endswith("--param scale=0.3")
     # The command plans exactly the published jobs (same keys), so rerunning it reuses or reproduces them.
     from bench.cli import build_parser
     from bench.evaluator import probe_catalog
@@ -68,7 +68,7 @@ def test_summary_rows_name_their_machine_and_the_command_that_reruns_them(bundle
     catalog, _ = probe_catalog((LB_METHODS, str(ROOT / "tests" / "plugins" / "toy" / "methods.py")))
     opts = RunOptions(task=a.task, methods=a.methods, instances=a.instances, tier=a.tier, seeds=a.seeds,
                       master_seed=a.seed, budget=a.budget, params=dict(a.param))  # fmt: skip
-    jobs = plan(get_task("toy-mean"), catalog, opts)
+    jobs = plan(get_task("toy-mean"), [m for m in catalog if m["name"] in a.methods], opts)
     want = set(df[(df["method"] == "toy-noisy") & (df["instance"] == "mu1")]["key"])
     assert {j.key for j in jobs} == want
 
@@ -100,7 +100,7 @@ def test_roles_and_the_empty_aggregate_when_a_role_is_missing(bundles):
     assert roles["weak baseline"] == "toy-noisy"  # toy-first skips mu2: it does not cover the task
     assert role_strata(toy[0], toy[1], "toy-first") is None
     kroles = task_roles(*kn)
-    assert kroles["paper's method"] is None and kroles["best baseline"] in ("dp", "milp")
+    assert kroles["paper's method"] is None and kroles["best baseline"] == "dp"
     agg = role_aggregate({"toy-mean": toy, "knapsack": kn}).set_index("role")
     assert math.isnan(agg.loc["paper's method", "iqm"]) and agg.loc["paper's method", "missing"] == "knapsack"
     assert agg.loc["best baseline", "tasks"] == 2 and not math.isnan(agg.loc["best baseline", "iqm"])
@@ -108,7 +108,7 @@ def test_roles_and_the_empty_aggregate_when_a_role_is_missing(bundles):
     one = role_aggregate({"toy-mean": toy}).set_index("role")
     est, lo, hi = one.loc["paper's method", ["iqm", "ci_low", "ci_high"]]
     strata = role_strata(toy[0], toy[1], "toy-sample-mean")
-    assert len(strata) == 3 and est == pytest.approx(float(np.mean(np.sort(strata)[0:3])))  # IQM of 3 values = their mean
+    assert len(strata) == 2 and est == pytest.approx(float(np.mean(strata)))  # IQM of 2 values = their mean
     assert lo <= est <= hi
 
 
@@ -138,7 +138,7 @@ def test_plots_tables(bundles):
     df, meta, _ = _task(bundles, "toy-mean")
     tr = anytime_table(df, meta)
     assert set(tr["label"]) == {"toy-refine"}
-    assert len(tr) == 3 * 3 * 4  # 3 instances x 3 seeds x (3 checkpoints + final)
+    assert len(tr) == 3 * 2 * 4  # 3 instances x 2 seeds x (3 checkpoints + final)
     pts = pareto_table(df, meta)
     assert pts["pareto"].any() and set(pts["kind"]) == {"method", "baseline"}
     prof = profile_table(df, meta)
@@ -196,7 +196,9 @@ def test_leaderboard_modules_never_import_tasks_or_methods(lb_source):  # noqa: 
         "    at.query_params['view'] = view\n"
         "    at.run()\n"
         "    assert not at.exception, at.exception\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('tasks', 'methods', 'baselines') or 'plugins' in m)\n"
+        f"roots = tuple(os.path.join({str(ROOT)!r}, d) for d in ('tasks', 'methods', 'baselines', os.path.join('tests', 'plugins')))\n"
+        "bad = sorted(n for n, m in list(sys.modules.items()) if n.split('.')[0] in ('tasks', 'methods', 'baselines')\n"
+        "             or str(getattr(m, '__file__', None) or '').startswith(roots))\n"
         "assert not bad, bad\n"
         "print('clean')\n"
     )
