@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from leaderboard_fixtures import results_copy  # noqa: F401
+from leaderboard_fixtures import lb_source, results_copy  # noqa: F401
 
 from leaderboard.serve import CHROMIUM_ARGS, chromium_path, serve
 
