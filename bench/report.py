@@ -79,6 +79,7 @@ def summary_table(records: pd.DataFrame, meta: dict[str, Any], *, seed: int = 0)
     and ``gap_pct`` to the task's gap reference, median ``wall_s`` and
     ``peak_rss_mb``, one count column per status, ``hardware`` (the machines
     the runs come from) and ``command`` (a ``bench run`` that reruns the row).
+    Grouping and medians are vectorised; only the bootstrap runs per row.
     """
     primary = meta["primary"]
     direction = next(m["direction"] for m in meta["metrics"] if m["name"] == primary)
@@ -86,38 +87,44 @@ def summary_table(records: pd.DataFrame, meta: dict[str, Any], *, seed: int = 0)
     cols = ["method", "kind", "instance", "runs", "mean", "ci_low", "ci_high", "reference", "gap_pct", "wall_s", "peak_rss_mb", *STATUSES, "hardware", "command"]
     if records.empty:
         return pd.DataFrame(columns=cols)
-    df = records.copy()
-    multi = df.groupby("method")["params"].nunique().to_dict()
-    rows = []
-    for (method, params, instance), g in df.groupby(["method", "params", "instance"], sort=True):
-        ok = g[g["status"] == "ok"]
-        col = f"metric.{primary}"
-        vals = pd.to_numeric(ok[col], errors="coerce").to_numpy() if col in ok else np.array([])
-        vals = vals[~np.isnan(vals)] if vals.size else vals
-        lo, hi = bootstrap_ci(vals, seed=seed)
-        mean = float(vals.mean()) if vals.size else math.nan
-        ref_col = f"ref.{ref_name}" if ref_name else None
-        ref = float(pd.to_numeric(g[ref_col], errors="coerce").dropna().iloc[0]) if ref_col and ref_col in g and g[ref_col].notna().any() else math.nan
-        row = {
-            "method": method_label(method, params, multi.get(method, 1) > 1),
-            "kind": g["kind"].iloc[0],
-            "instance": instance,
-            "runs": int(vals.size),
-            "mean": mean,
-            "ci_low": lo,
-            "ci_high": hi,
-            "reference": ref,
-            "gap_pct": _gap_pct(mean, ref, direction),
-            "wall_s": float(pd.to_numeric(ok["wall_s"], errors="coerce").median()) if len(ok) else math.nan,
-            "peak_rss_mb": float(pd.to_numeric(ok["peak_rss_mb"], errors="coerce").median()) if len(ok) else math.nan,
-        }
-        counts = g["status"].value_counts()
-        for s in STATUSES:
-            row[s] = int(counts.get(s, 0))
-        row["hardware"] = "; ".join(sorted(set(hardware_label(g))))
-        row["command"] = reproduce_command(g)
-        rows.append(row)
-    out = pd.DataFrame(rows, columns=cols)
+    df = with_labels(records).reset_index(drop=True)
+    col = f"metric.{primary}"
+    df["_v"] = pd.to_numeric(df[col], errors="coerce") if col in df else np.nan
+    ok = df["status"] == "ok"
+    df["_v"] = df["_v"].where(ok)
+    df["_wall"] = pd.to_numeric(df["wall_s"], errors="coerce").where(ok)
+    df["_rss"] = pd.to_numeric(df["peak_rss_mb"], errors="coerce").where(ok)
+    ref_col = f"ref.{ref_name}" if ref_name else None
+    df["_ref"] = pd.to_numeric(df[ref_col], errors="coerce") if ref_col and ref_col in df else np.nan
+    df["_hw"] = hardware_label(df)
+    keys = ["method", "params", "instance"]
+    grouped = df.groupby(keys, sort=True)
+    agg = grouped.agg(label=("label", "first"), kind=("kind", "first"), mean=("_v", "mean"), runs=("_v", "count"),
+                      wall_s=("_wall", "median"), peak_rss_mb=("_rss", "median"), reference=("_ref", "first"))  # fmt: skip
+    counts = pd.crosstab([df[k] for k in keys], df["status"]).reindex(columns=list(STATUSES), fill_value=0)
+    agg = agg.join(counts).fillna({s: 0 for s in STATUSES})
+    vals = df["_v"].to_numpy(dtype=float)
+    hw = np.asarray(df["_hw"], dtype=object)
+    reps = pd.to_numeric(df["rep"], errors="coerce").to_numpy(dtype=float)
+    narrow = {c: df[c].to_numpy(dtype=object) for c in _COMMAND_FIELDS if c in df}
+    cis, hws, cmds = [], [], []
+    for idx in grouped.indices.values():
+        v = vals[idx]
+        cis.append(bootstrap_ci(v[~np.isnan(v)], seed=seed))
+        hws.append("; ".join(sorted(set(hw[idx]))))
+        first = {c: a[idx[0]] for c, a in narrow.items()}
+        cmds.append(_command(first, int(np.nanmax(reps[idx])) + 1))
+    agg["ci_low"] = [c[0] for c in cis]
+    agg["ci_high"] = [c[1] for c in cis]
+    agg["hardware"] = hws
+    agg["command"] = cmds
+    agg["gap_pct"] = [_gap_pct(m, r, direction) for m, r in zip(agg["mean"], agg["reference"], strict=True)]
+    out = agg.reset_index(drop=False)
+    out["method"] = out["label"]
+    out["runs"] = out["runs"].astype(int)
+    for st_ in STATUSES:
+        out[st_] = out[st_].astype(int)
+    out = out[cols]
     kind_order = {"method": 0, "baseline": 1}
     return out.sort_values(["instance", "kind", "method"], key=lambda s: s.map(kind_order) if s.name == "kind" else s).reset_index(drop=True)
 
@@ -178,6 +185,9 @@ def with_labels(records: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+_COMMAND_FIELDS = ("task", "tier", "method", "instance", "params", "master_seed", "budget", "threads", "memory_mb")
+
+
 def reproduce_command(rows: pd.DataFrame) -> str:
     """The ``bench run`` command that reruns these jobs (one method, one instance).
 
@@ -186,22 +196,34 @@ def reproduce_command(rows: pd.DataFrame) -> str:
     threads and parameters gives the same job keys (and the store reuses
     finished ones).
     """
-    r = rows.iloc[0]
-    params = json.loads(r["params"]) if isinstance(r.get("params"), str) and r["params"] else {}
-    parts = ["python -m bench run", f"--task {r['task']}", f"--tier {r['tier']}", f"--method {r['method']}",
-             f"--instances {r['instance']}", f"--seeds {int(pd.to_numeric(rows['rep']).max()) + 1}"]  # fmt: skip
-    if "master_seed" in r and r["master_seed"] == r["master_seed"]:
-        parts.append(f"--seed {int(r['master_seed'])}")
-    if "budget" in r and r["budget"] == r["budget"]:
-        parts.append(f"--budget {float(r['budget']):g}")
-    if "threads" in r and r["threads"] == r["threads"] and int(r["threads"]) != 1:
-        parts.append(f"--threads {int(r['threads'])}")
-    if "memory_mb" in r and r["memory_mb"] == r["memory_mb"] and float(r["memory_mb"]) != 4096.0:
-        parts.append(f"--memory-mb {float(r['memory_mb']):g}")
+    first = {c: rows[c].iloc[0] for c in _COMMAND_FIELDS if c in rows}
+    return _command(first, int(pd.to_numeric(rows["rep"]).max()) + 1)
+
+
+def _command(r: dict[str, Any], reps: int) -> str:
     import shlex
 
-    for k, v in sorted(params.items()):
-        parts.append("--param " + shlex.quote(f"{k}={json.dumps(v)}"))
+    def num(k: str) -> float | None:
+        v = r.get(k)
+        try:
+            f = float(v)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return None
+        return f if f == f else None
+
+    params = json.loads(r["params"]) if isinstance(r.get("params"), str) and r["params"] else {}
+    parts = ["python -m bench run", f"--task {r['task']}", f"--tier {r['tier']}", f"--method {r['method']}",
+             f"--instances {r['instance']}", f"--seeds {reps}"]  # fmt: skip
+    if (v := num("master_seed")) is not None:
+        parts.append(f"--seed {int(v)}")
+    if (v := num("budget")) is not None:
+        parts.append(f"--budget {v:g}")
+    if (v := num("threads")) is not None and int(v) != 1:
+        parts.append(f"--threads {int(v)}")
+    if (v := num("memory_mb")) is not None and v != 4096.0:
+        parts.append(f"--memory-mb {v:g}")
+    for k, val in sorted(params.items()):
+        parts.append("--param " + shlex.quote(f"{k}={json.dumps(val)}"))
     return " ".join(parts)
 
 
