@@ -50,7 +50,7 @@ def shoot(results: Path, out_dir: Path) -> list[Path]:
     shots = []
     with serve("--results", str(results)) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS, headless=True)
-        page = browser.new_page(viewport={"width": 1500, "height": 1000})
+        page = browser.new_page(viewport={"width": 1500, "height": 2400})
         page.set_default_timeout(120_000)
         for name, path, wait in [
             ("leaderboard-overview.png", "/?view=Overview", "Across tasks, by role"),

@@ -29,7 +29,7 @@ def role_chart(agg: pd.DataFrame) -> alt.Chart:
     pts = base.mark_tick(thickness=3, size=22, color="black").encode(
         x="iqm:Q", tooltip=["role", alt.Tooltip("iqm:Q", format=".3f"), alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f"), "tasks", "runs"]
     )
-    return (bars + pts).properties(height=40 * max(1, len(df)) + 20)
+    return (bars + pts).properties(height=alt.Step(44))
 
 
 def cd_diagram(res: RankingResult, kinds: dict[str, str]) -> alt.LayerChart:

@@ -197,7 +197,10 @@ def _style_rows(table: pd.DataFrame) -> Any:
             css = ""
         return [css] * len(row)
 
-    return table.style.apply(paint, axis=1).format(precision=4, na_rep="–")
+    ints = [c for c in ("runs", *STATUSES) if c in table]
+    fmt = {c: "{:.0f}" for c in ints}
+    fmt.update({c: "{:.4g}" for c in ("mean", "ci_low", "ci_high", "reference", "gap_pct", "wall_s", "peak_rss_mb") if c in table})
+    return table.style.apply(paint, axis=1).format(fmt, na_rep="–")
 
 
 def task_page(data: Data, key: str) -> None:

@@ -205,3 +205,26 @@ def test_leaderboard_modules_never_import_tasks_or_methods(lb_source):  # noqa: 
     env = {k: v for k, v in __import__("os").environ.items() if k != "BENCH_TASK_PATHS"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
     assert out.returncode == 0 and "clean" in out.stdout, out.stderr[-2000:]
+
+
+def _meta(rule):
+    return {"primary": "m", "metrics": [{"name": "m", "direction": "max"}], "normalization": rule}
+
+
+@pytest.mark.parametrize(
+    ("rule", "value", "refs", "want"),
+    [
+        ({"kind": "linear", "zero": "random", "one": "best_known"}, 90.0, {"random": 50.0, "best_known": 100.0}, 0.8),  # maxcut
+        ({"kind": "linear", "zero": 1.0, "one": 0.5}, 0.6, {}, 0.8),  # C2ST accuracy: 1.0 -> 0, 0.5 -> 1
+        ({"kind": "log", "zero": 1.0, "one": 1e-4}, 1e-2, {}, 0.5),  # PDE error: two of four decades
+        ({"kind": "linear", "zero": 0.0, "one": "full_pool"}, 0.45, {"full_pool": 0.9}, 0.5),  # active learning
+        ({"kind": "linear", "zero": "random", "one": "best_known"}, 90.0, {"random": 50.0}, math.nan),  # no best known
+        ({"kind": "log", "zero": 1.0, "one": 1e-4}, 0.0, {}, math.nan),  # log of 0 is undefined
+    ],
+)
+def test_normalisation_rules_hand_computed(rule, value, refs, want):
+    df = pd.DataFrame([{"status": "ok", "metric.m": value, **{f"ref.{k}": v for k, v in refs.items()}},
+                       {"status": "invalid", "metric.m": value, **{f"ref.{k}": v for k, v in refs.items()}}])  # fmt: skip
+    got = normalised_scores(df, _meta(rule))
+    assert math.isnan(got[1])  # an invalid run has no score
+    assert (math.isnan(want) and math.isnan(got[0])) or got[0] == pytest.approx(want)
