@@ -52,10 +52,11 @@ def shoot(results: Path, out_dir: Path) -> list[Path]:
         browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS, headless=True)
         page = browser.new_page(viewport={"width": 1500, "height": 2400})
         page.set_default_timeout(120_000)
-        for name, path, wait in [
-            ("leaderboard-overview.png", "/?view=Overview", "Across tasks, by role"),
-            ("leaderboard-task.png", "/?view=Task&task=toy-mean", "Friedman test"),
+        for name, path, wait, height in [
+            ("leaderboard-overview.png", "/?view=Overview", "Across tasks, by role", 1050),
+            ("leaderboard-task.png", "/?view=Task&task=toy-mean", "Friedman test", 2000),
         ]:
+            page.set_viewport_size({"width": 1500, "height": height})
             page.goto(url + path)
             page.get_by_text(wait).first.wait_for()
             page.wait_for_timeout(3000)  # charts finish drawing
