@@ -109,6 +109,10 @@ def _overview_row(_data: Data, key: str, task: str) -> dict[str, Any]:
     }
 
 
+_OVERVIEW_ORDER = ["task", "page", "paper", "family", "tier", "methods", "baselines", "instances", "best (mean rank)",
+                   "paper's method", "its rank", "verdicts", "machines"]  # fmt: skip
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def _aggregate(_data: Data, key: str, tasks: tuple[str, ...]) -> pd.DataFrame:
     inputs = {}
@@ -139,7 +143,7 @@ def overview(data: Data, key: str) -> None:
     st.header("Overview")
     rows = [_overview_row(data, key, t) for t in sorted(data.tasks)]
     st.dataframe(
-        pd.DataFrame(rows),
+        pd.DataFrame(rows, columns=_OVERVIEW_ORDER),
         hide_index=True,
         column_config={"page": st.column_config.LinkColumn("page", display_text="open")},
     )
@@ -277,6 +281,10 @@ def task_page(data: Data, key: str) -> None:
         if tr.empty:
             st.text("No run of this selection recorded checkpoints (anytime traces).")
         else:
+            insts = sorted(tr["instance"].unique())
+            inst = st.selectbox("instance", insts, key=f"anytime_{task}")
+            tr = tr[tr["instance"] == inst]
+            st.text("Each line is one run (method and seed); points are checkpoints the task verified, the last one the final answer.")
             st.altair_chart(charts.anytime_chart(tr, next(m["direction"] for m in meta["metrics"] if m["name"] == primary), primary), width="stretch")
     with t2:
         pts = pareto_table(df, meta)
