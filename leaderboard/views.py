@@ -69,7 +69,8 @@ def _verdicts(_data: Data, key: str, task: str) -> pd.DataFrame:
         try:
             c = Claim.model_validate(raw)
         except ValueError as exc:
-            rows.append({"claim": str(raw.get("id", "?")), "verdict": "unreadable", "reason": str(exc).splitlines()[0]})
+            rid = str(raw.get("id", "?")) if isinstance(raw, dict) else "?"
+            rows.append({"task": task, "claim": rid, "verdict": "unreadable claim", "reason": str(exc).splitlines()[0], "evidence": []})
             continue
         v = verdict(c, records)
         rows.append({"task": task, "claim": c.id, "statement": c.statement, "source": c.source, "paper": c.paper,
@@ -386,9 +387,11 @@ def method_page(data: Data, key: str) -> None:
     st.markdown("**Commands that reproduce each row**")
     table = summary_table(mine, data.tasks[task]["meta"])
     st.dataframe(table[["instance", "method", "runs", "mean", *STATUSES, "hardware", "command"]], hide_index=True)
+    st.markdown("**Sweeps that produced these runs**")
+    sweeps = set(mine["sweep"].astype(str)) if "sweep" in mine else set()
     for p in data.provenance.values():
         for s in p.get("sweeps", []) or []:
-            if s.get("task") in (None, task) and name in str(s.get("command", "")) or (s.get("task") == task and "--method" not in str(s.get("command", ""))):
+            if str(s.get("sweep")) in sweeps:
                 st.text(f"sweep {s.get('sweep', '')}: {s.get('command', '')}")
 
 

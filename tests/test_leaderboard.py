@@ -119,6 +119,7 @@ def test_method_page_provenance_and_commands(monkeypatch, lb_source):  # noqa: F
     cmds = _frame(at.dataframe[1])
     assert cmds["command"].str.startswith("python -m bench run --task knapsack --tier smoke --method greedy").all()
     assert "Deviations" in _texts(at)
+    assert any(t.value.startswith("sweep ") and "bench run --task knapsack" in t.value for t in at.text)
     at = _app(monkeypatch, lb_source["results"], "Method", task="toy-mean", method="toy-noisy")
     assert set(_frame(at.dataframe[0])["origin"]) == {"submitted"}
 
@@ -194,3 +195,14 @@ def test_local_store_mode(monkeypatch, lb_source, tmp_path):  # noqa: F811
     assert set(_frame(at.dataframe[0])["task"]) == {"toy-mean", "knapsack"}
     at = _app(monkeypatch, tmp_path / "nothing", "Method", store=store, task="toy-mean", method="toy-noisy")
     assert set(_frame(at.dataframe[0])["origin"]) == {"local (not published)"}
+
+
+def test_an_unreadable_claim_is_reported_not_fatal(monkeypatch, results_copy):  # noqa: F811
+    cpath = next((results_copy / "toy-mean").glob("*/claims.json"))
+    claims = json.loads(cpath.read_text())
+    claims["claims"][0]["surprise"] = 1  # a field the schema does not know
+    cpath.write_text(json.dumps(claims))
+    at = _app(monkeypatch, results_copy, "Claims")
+    v = _frame(at.dataframe[0]).set_index("claim")
+    assert v.loc["mean-accurate", "verdict"] == "unreadable claim"
+    assert v.loc["gpu-speed", "verdict"] == "not testable here"
