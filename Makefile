@@ -13,7 +13,7 @@ CONSTRAINTS := .ci/constraints.txt
 PYTEST_ARGS ?=
 DEMO_TASK ?= maxcut
 
-.PHONY: install demo test lint benchmark leaderboard results-maxcut clean
+.PHONY: install demo test lint benchmark leaderboard browser-deps screenshots results-maxcut clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,18 @@ benchmark: install
 
 leaderboard: install
 	$(BIN)/python -m bench leaderboard
+
+# The browser test drives Debian's chromium through Playwright's Python package
+# (executable_path); no browser is ever downloaded. Idempotent; needs root and apt.
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else echo "browser-deps: install Debian's chromium (apt-get install chromium) as root" >&2; exit 1; fi; }
+
+# Screenshots of the leaderboard for docs/ (README), from real smoke-tier runs.
+screenshots: install browser-deps
+	$(BIN)/python docs/make_screenshots.py
 
 # The published maxcut results: the standard tier, 3 seeds, every method, then a
 # bundle under results/maxcut/ (hours on 2 cores; resumable: rerun to continue).

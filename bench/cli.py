@@ -268,8 +268,20 @@ def _frame_for(a: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     return df, meta
 
 
+def _paper_results(a: argparse.Namespace) -> list[dict[str, Any]]:
+    """The paper's reported numbers, from the bundles (``--results``) or the task."""
+    if getattr(a, "results", None) and not getattr(a, "store", None):
+        from bench.bundle import load_bundles
+
+        return load_bundles(a.results, a.task).paper_results.get(a.task, [])
+    from bench.registry import get_task
+
+    return [p.model_dump(mode="json") for p in get_task(a.task).paper_results()]
+
+
 def cmd_show(a: argparse.Namespace) -> int:
-    from bench.report import render_table, summary_table
+    """The leaderboard's task page in the terminal: same functions, same numbers."""
+    from bench.report import paper_table, render_ranking, render_table, summary_table, task_ranking
 
     df, meta = _frame_for(a)
     if not df.empty and a.tier:
@@ -285,7 +297,22 @@ def cmd_show(a: argparse.Namespace) -> int:
         if table.empty:
             _console().print(f"no results for {a.task}; run `python -m bench run --task {a.task}` first")
             return 0
-        render_table(table, meta, _console())
+        con = _console()
+        render_table(table, meta, con)
+        for tier in sorted(df["tier"].unique()):
+            render_ranking(task_ranking(df[df["tier"] == tier], meta), con, title=f"ranking on the {tier} tier ({meta['primary']}, instances as blocks)")
+        pt = paper_table(_paper_results(a))
+        pt = pt[pt["instance"].isin(set(table["instance"]))]
+        if not pt.empty:
+            from rich.markup import escape
+            from rich.table import Table
+
+            t = Table(title="reported by the paper (not run here; never mixed into the numbers above)")
+            for c in ("instance", "method", "metric", "value", "source"):
+                t.add_column(c)
+            for r in pt.itertuples(index=False):
+                t.add_row(*(escape(str(v)) for v in (r.instance, r.method, r.metric, f"{float(r.value):.6g}", r.source)))
+            con.print(t)
     return 0
 
 
@@ -473,12 +500,48 @@ def cmd_claims(a: argparse.Namespace) -> int:
     return 0
 
 
+def export_store_meta(store: str) -> list[str]:
+    """Write ``<store>/_tasks/<task>.json`` (metadata, claims, paper numbers, methods) per task.
+
+    The leaderboard reads data only; this trusted step gives a local store
+    the same task metadata a published bundle carries. Returns the tasks
+    written; tasks that are no longer registered are left out.
+    """
+    from bench.bundle import task_export
+    from bench.evaluator import probe_catalog
+    from bench.registry import RegistryError, get_task
+    from bench.store import Store, atomic_write
+
+    root = Store(store).root
+    names = sorted(p.name for p in root.glob("*") if p.is_dir() and not p.name.startswith("_"))
+    if not names:
+        return []
+    catalog, _ = probe_catalog()
+    done = []
+    for name in names:
+        try:
+            task = get_task(name)
+        except RegistryError:
+            continue
+        data = {
+            "task": task_export(task),
+            "claims": [c.model_dump(mode="json") for c in task.claims()],
+            "paper_results": [p.model_dump(mode="json") for p in task.paper_results()],
+            "methods": [m for m in catalog if name in m["tasks"]],
+        }
+        atomic_write(root / "_tasks" / f"{name}.json", json.dumps(data, indent=1, default=str).encode())
+        done.append(name)
+    return done
+
+
 def cmd_leaderboard(a: argparse.Namespace) -> int:
     from bench.environment import repo_root
 
     app = repo_root() / "leaderboard" / "app.py"
     if not app.exists():
         raise _Usage(f"{app} not found; the leaderboard ships with a checkout of the repository")
+    if a.store:
+        export_store_meta(a.store)
     cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(a.port), "--server.headless", "true", "--", "--results", a.results]
     if a.store:
         cmd += ["--store", a.store]

@@ -14,10 +14,45 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.stats import bootstrap_ci
+from bench.stats import (
+    RankingResult,
+    bootstrap_ci,
+    iqm,
+    pareto_front,
+    performance_profile,
+    quality_costs,
+    rank_methods,
+    stratified_bootstrap_aggregate,
+)
 from bench.store import STATUSES
 
-__all__ = ["summary_table", "render_table", "method_label"]
+__all__ = [
+    "summary_table",
+    "render_table",
+    "method_label",
+    "with_labels",
+    "hardware_label",
+    "reproduce_command",
+    "normalised_scores",
+    "instance_means",
+    "task_ranking",
+    "role_strata",
+    "task_roles",
+    "role_aggregate",
+    "ROLES",
+    "paper_table",
+    "profile_table",
+    "pareto_table",
+    "anytime_table",
+    "preferred_tier",
+    "render_ranking",
+    "FAILED_STATUSES",
+]
+
+#: Statuses of a run that was tried and gave no valid solution.
+FAILED_STATUSES = ("invalid", "error", "timeout", "killed")
+#: Cross-task roles, in display order.
+ROLES = ("paper's method", "best baseline", "weak baseline")
 
 
 def method_label(method: str, params_json: str, multi: bool) -> str:
@@ -42,44 +77,54 @@ def summary_table(records: pd.DataFrame, meta: dict[str, Any], *, seed: int = 0)
     Columns: ``method, kind, instance, runs, mean, ci_low, ci_high`` of the
     primary metric over valid seeds (95% percentile bootstrap), ``reference``
     and ``gap_pct`` to the task's gap reference, median ``wall_s`` and
-    ``peak_rss_mb``, and one count column per status.
+    ``peak_rss_mb``, one count column per status, ``hardware`` (the machines
+    the runs come from) and ``command`` (a ``bench run`` that reruns the row).
+    Grouping and medians are vectorised; only the bootstrap runs per row.
     """
     primary = meta["primary"]
     direction = next(m["direction"] for m in meta["metrics"] if m["name"] == primary)
     ref_name = meta.get("gap_reference")
-    cols = ["method", "kind", "instance", "runs", "mean", "ci_low", "ci_high", "reference", "gap_pct", "wall_s", "peak_rss_mb", *STATUSES]
+    cols = ["method", "kind", "instance", "runs", "mean", "ci_low", "ci_high", "reference", "gap_pct", "wall_s", "peak_rss_mb", *STATUSES, "hardware", "command"]
     if records.empty:
         return pd.DataFrame(columns=cols)
-    df = records.copy()
-    multi = df.groupby("method")["params"].nunique().to_dict()
-    rows = []
-    for (method, params, instance), g in df.groupby(["method", "params", "instance"], sort=True):
-        ok = g[g["status"] == "ok"]
-        col = f"metric.{primary}"
-        vals = pd.to_numeric(ok[col], errors="coerce").to_numpy() if col in ok else np.array([])
-        vals = vals[~np.isnan(vals)] if vals.size else vals
-        lo, hi = bootstrap_ci(vals, seed=seed)
-        mean = float(vals.mean()) if vals.size else math.nan
-        ref_col = f"ref.{ref_name}" if ref_name else None
-        ref = float(pd.to_numeric(g[ref_col], errors="coerce").dropna().iloc[0]) if ref_col and ref_col in g and g[ref_col].notna().any() else math.nan
-        row = {
-            "method": method_label(method, params, multi.get(method, 1) > 1),
-            "kind": g["kind"].iloc[0],
-            "instance": instance,
-            "runs": int(vals.size),
-            "mean": mean,
-            "ci_low": lo,
-            "ci_high": hi,
-            "reference": ref,
-            "gap_pct": _gap_pct(mean, ref, direction),
-            "wall_s": float(pd.to_numeric(ok["wall_s"], errors="coerce").median()) if len(ok) else math.nan,
-            "peak_rss_mb": float(pd.to_numeric(ok["peak_rss_mb"], errors="coerce").median()) if len(ok) else math.nan,
-        }
-        counts = g["status"].value_counts()
-        for s in STATUSES:
-            row[s] = int(counts.get(s, 0))
-        rows.append(row)
-    out = pd.DataFrame(rows, columns=cols)
+    df = with_labels(records).reset_index(drop=True)
+    col = f"metric.{primary}"
+    df["_v"] = pd.to_numeric(df[col], errors="coerce") if col in df else np.nan
+    ok = df["status"] == "ok"
+    df["_v"] = df["_v"].where(ok)
+    df["_wall"] = pd.to_numeric(df["wall_s"], errors="coerce").where(ok)
+    df["_rss"] = pd.to_numeric(df["peak_rss_mb"], errors="coerce").where(ok)
+    ref_col = f"ref.{ref_name}" if ref_name else None
+    df["_ref"] = pd.to_numeric(df[ref_col], errors="coerce") if ref_col and ref_col in df else np.nan
+    df["_hw"] = hardware_label(df)
+    keys = ["method", "params", "instance"]
+    grouped = df.groupby(keys, sort=True)
+    agg = grouped.agg(label=("label", "first"), kind=("kind", "first"), mean=("_v", "mean"), runs=("_v", "count"),
+                      wall_s=("_wall", "median"), peak_rss_mb=("_rss", "median"), reference=("_ref", "first"))  # fmt: skip
+    counts = pd.crosstab([df[k] for k in keys], df["status"]).reindex(columns=list(STATUSES), fill_value=0)
+    agg = agg.join(counts).fillna({s: 0 for s in STATUSES})
+    vals = df["_v"].to_numpy(dtype=float)
+    hw = np.asarray(df["_hw"], dtype=object)
+    reps = pd.to_numeric(df["rep"], errors="coerce").to_numpy(dtype=float)
+    narrow = {c: df[c].to_numpy(dtype=object) for c in _COMMAND_FIELDS if c in df}
+    cis, hws, cmds = [], [], []
+    for idx in grouped.indices.values():
+        v = vals[idx]
+        cis.append(bootstrap_ci(v[~np.isnan(v)], seed=seed))
+        hws.append("; ".join(sorted(set(hw[idx]))))
+        first = {c: a[idx[0]] for c, a in narrow.items()}
+        cmds.append(_command(first, int(np.nanmax(reps[idx])) + 1))
+    agg["ci_low"] = [c[0] for c in cis]
+    agg["ci_high"] = [c[1] for c in cis]
+    agg["hardware"] = hws
+    agg["command"] = cmds
+    agg["gap_pct"] = [_gap_pct(m, r, direction) for m, r in zip(agg["mean"], agg["reference"], strict=True)]
+    out = agg.reset_index(drop=False)
+    out["method"] = out["label"]
+    out["runs"] = out["runs"].astype(int)
+    for st_ in STATUSES:
+        out[st_] = out[st_].astype(int)
+    out = out[cols]
     kind_order = {"method": 0, "baseline": 1}
     return out.sort_values(["instance", "kind", "method"], key=lambda s: s.map(kind_order) if s.name == "kind" else s).reset_index(drop=True)
 
@@ -110,3 +155,381 @@ def render_table(table: pd.DataFrame, meta: dict[str, Any], console: Any = None,
         t.add_row(escape(str(r.instance)), name, str(r.runs), _fmt(r.mean, 6), ci, _fmt(r.reference, 6), _fmt(r.gap_pct, 3), _fmt(r.wall_s, 3), _fmt(r.peak_rss_mb, 3), status)
     console.print(t)
     console.print("[dim]bold cyan = the paper's method; plain = baseline. Times are the runner's measurements.[/]")
+
+
+# ----------------------------------------------------------------------------- shared helpers
+
+
+def _direction(meta: dict[str, Any], metric: str | None = None) -> str:
+    name = metric or meta["primary"]
+    return next(m["direction"] for m in meta["metrics"] if m["name"] == name)
+
+
+def hardware_label(df: pd.DataFrame) -> list[str]:
+    """One machine label per row (``cpu model xcores``), from the ``env.*`` columns."""
+    from bench.environment import hardware_id
+
+    model = df["env.cpu_model"] if "env.cpu_model" in df else pd.Series("?", index=df.index)
+    cores = df["env.cpu_cores"] if "env.cpu_cores" in df else pd.Series("?", index=df.index)
+    return [hardware_id({"cpu_model": m, "cpu_cores": c if c == c else "?"}) for m, c in zip(model, cores, strict=True)]
+
+
+def with_labels(records: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``records`` with a ``label`` column, as :func:`summary_table` names methods."""
+    df = records.copy()
+    if df.empty:
+        df["label"] = pd.Series(dtype=str)
+        return df
+    multi = df.groupby("method")["params"].nunique().to_dict()
+    df["label"] = [method_label(m, p, multi.get(m, 1) > 1) for m, p in zip(df["method"], df["params"], strict=True)]
+    return df
+
+
+_COMMAND_FIELDS = ("task", "tier", "method", "instance", "params", "master_seed", "budget", "threads", "memory_mb")
+
+
+def reproduce_command(rows: pd.DataFrame) -> str:
+    """The ``bench run`` command that reruns these jobs (one method, one instance).
+
+    Seeds derive from the master seed, the task, the instance and the
+    repetition, so asking for the same master seed, repetitions, budget,
+    threads and parameters gives the same job keys (and the store reuses
+    finished ones).
+    """
+    first = {c: rows[c].iloc[0] for c in _COMMAND_FIELDS if c in rows}
+    return _command(first, int(pd.to_numeric(rows["rep"]).max()) + 1)
+
+
+def _command(r: dict[str, Any], reps: int) -> str:
+    import shlex
+
+    def num(k: str) -> float | None:
+        v = r.get(k)
+        try:
+            f = float(v)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return None
+        return f if f == f else None
+
+    params = json.loads(r["params"]) if isinstance(r.get("params"), str) and r["params"] else {}
+    parts = ["python -m bench run", f"--task {r['task']}", f"--tier {r['tier']}", f"--method {r['method']}",
+             f"--instances {r['instance']}", f"--seeds {reps}"]  # fmt: skip
+    if (v := num("master_seed")) is not None:
+        parts.append(f"--seed {int(v)}")
+    if (v := num("budget")) is not None:
+        parts.append(f"--budget {v:g}")
+    if (v := num("threads")) is not None and int(v) != 1:
+        parts.append(f"--threads {int(v)}")
+    if (v := num("memory_mb")) is not None and v != 4096.0:
+        parts.append(f"--memory-mb {v:g}")
+    for k, val in sorted(params.items()):
+        parts.append("--param " + shlex.quote(f"{k}={json.dumps(val)}"))
+    return " ".join(parts)
+
+
+def preferred_tier(records: pd.DataFrame) -> str | None:
+    """The tier a task's overview uses: standard if present, else full, else smoke."""
+    have = set(records["tier"]) if not records.empty else set()
+    return next((t for t in ("standard", "full", "smoke") if t in have), None)
+
+
+def normalised_scores(records: pd.DataFrame, meta: dict[str, Any]) -> pd.Series:
+    """Each run's primary metric on the task's declared 0-1 scale (index of ``records``).
+
+    The rule is the task's ``normalization`` (:class:`bench.task.Normalization`:
+    linear between two references or numbers, or log10 for errors spanning
+    decades), read from the metadata and the ``ref.*`` columns, never from task
+    code; vectorised, and equal to ``Normalization.apply`` run by run. NaN for
+    runs that are not ``ok`` or whose instance lacks a reference the rule needs.
+    """
+    rule = meta["normalization"]
+    n = len(records)
+    col = f"metric.{meta['primary']}"
+    v = pd.to_numeric(records[col], errors="coerce").to_numpy(dtype=float) if col in records else np.full(n, np.nan)
+
+    def end(x: Any) -> np.ndarray:
+        if isinstance(x, str):
+            c = f"ref.{x}"
+            return pd.to_numeric(records[c], errors="coerce").to_numpy(dtype=float) if c in records else np.full(n, np.nan)
+        return np.full(n, float(x))
+
+    lo, hi = end(rule["zero"]), end(rule["one"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if rule.get("kind", "linear") == "log":
+            good = (v > 0) & (lo > 0) & (hi > 0) & (lo != hi)
+            out = np.where(good, (np.log10(np.where(good, lo, 1.0)) - np.log10(np.where(good, v, 1.0)))
+                           / (np.log10(np.where(good, lo, 1.0)) - np.log10(np.where(good, hi, 10.0))), np.nan)  # fmt: skip
+        else:
+            out = np.where(hi != lo, (v - lo) / (hi - lo), np.nan)
+    out = np.where(np.isfinite(v) & (records["status"].to_numpy() == "ok"), out, np.nan)
+    return pd.Series(out, index=records.index, dtype=float)
+
+
+def _scored(records: pd.DataFrame, meta: dict[str, Any]) -> pd.DataFrame:
+    """``records`` with ``label`` and ``_s`` (normalised score) columns."""
+    df = with_labels(records)
+    df["_s"] = normalised_scores(df, meta) if not df.empty else pd.Series(dtype=float)
+    return df
+
+
+def instance_means(records: pd.DataFrame, meta: dict[str, Any], metric: str | None = None) -> pd.DataFrame:
+    """Shape ``(n_instances, n_methods)``: mean of ``metric`` (default primary) over ``ok`` runs.
+
+    Columns are method labels; NaN where a method has no valid run.
+    """
+    df = with_labels(records)
+    col = f"metric.{metric or meta['primary']}" if (metric or meta["primary"]) not in ("wall_s", "cpu_s", "peak_rss_mb") else metric
+    if df.empty or col not in df:
+        return pd.DataFrame()
+    ok = df[df["status"] == "ok"].assign(_v=lambda d: pd.to_numeric(d[col], errors="coerce"))
+    table = ok.pivot_table(index="instance", columns="label", values="_v", aggfunc="mean")
+    instances = sorted(df["instance"].unique())
+    labels = sorted(df["label"].unique())
+    return table.reindex(index=instances, columns=labels)
+
+
+def task_ranking(records: pd.DataFrame, meta: dict[str, Any], *, min_coverage: float = 0.5, alpha: float = 0.05) -> RankingResult:
+    """Rank the methods of one task and tier on the primary metric, instances as blocks.
+
+    Methods with a valid result on fewer than ``min_coverage`` of the
+    instances are left out (they would empty the set of complete blocks);
+    then only instances where every remaining method has a valid result are
+    blocks. Both exclusions are reported in ``excluded`` (method -> reason)
+    and ``n_blocks``.
+    """
+    m = instance_means(records, meta)
+    excluded: dict[str, str] = {}
+    if m.empty:
+        res = rank_methods(np.zeros((0, 0)), [], alpha=alpha)
+        return res
+    cover = m.notna().mean(axis=0)
+    keep = [c for c in m.columns if cover[c] >= min_coverage]
+    for c in m.columns:
+        if c not in keep:
+            excluded[c] = f"valid results on {int(m[c].notna().sum())} of {len(m)} instances"
+    sub = m[keep].dropna(axis=0, how="any")
+    res = rank_methods(sub.to_numpy(), keep, higher_is_better=_direction(meta) == "max", alpha=alpha)
+    dropped = len(m) - len(sub)
+    if dropped:
+        excluded["(instances)"] = f"{dropped} of {len(m)} instances left out: some method has no valid result there"
+    res.excluded = excluded
+    return res
+
+
+def role_strata(records: pd.DataFrame, meta: dict[str, Any], label: str) -> np.ndarray | None:
+    """Per-repetition task scores of one method: shape ``(n_reps,)``, or None if it does not cover the task.
+
+    A task score of repetition ``r`` is the mean over the task's scorable
+    instances (those where the normalisation is defined) of the run's
+    normalised score; a failed run (invalid, error, timeout, killed) scores 0,
+    the level of the task's trivial answer. A method that has no run, or only
+    skipped ones, on some scorable instance does not cover the task (None):
+    no partial means. Only repetitions present on every instance count.
+    """
+    df = records if "_s" in records else _scored(records, meta)
+    if df.empty:
+        return None
+    scorable = sorted(set(df.loc[df["_s"].notna(), "instance"]))
+    if not scorable:
+        return None
+    mine = df[(df["label"] == label) & df["instance"].isin(scorable) & (df["status"] != "skipped")]
+    if set(mine["instance"]) != set(scorable):
+        return None
+    mine = mine.assign(_s=np.where(mine["status"].isin(FAILED_STATUSES), 0.0, mine["_s"]))
+    grid = mine.pivot_table(index="rep", columns="instance", values="_s", aggfunc="mean").reindex(columns=scorable)
+    grid = grid.dropna(axis=0, how="any")
+    if grid.empty:
+        return None
+    return grid.mean(axis=1).to_numpy(dtype=float)
+
+
+def task_roles(records: pd.DataFrame, meta: dict[str, Any], claims: list[dict[str, Any]] | None = None) -> dict[str, str | None]:
+    """Which method plays each role on a task (None when nobody does).
+
+    - *paper's method*: among ``kind == "method"`` entries, the one the task's
+      claims name most often (ties and no claims: the best task score);
+    - *best baseline*: the baseline with the highest mean task score;
+    - *weak baseline*: the baseline with the lowest mean task score (the same
+      as the best when there is one baseline).
+
+    Only methods that cover the task (:func:`role_strata`) can take a role.
+    """
+    df = _scored(records, meta)
+    out: dict[str, str | None] = dict.fromkeys(ROLES)
+    if df.empty:
+        return out
+    scores = {}
+    for label, g in df.groupby("label"):
+        st_ = role_strata(df, meta, str(label))
+        if st_ is not None:
+            scores[str(label)] = (g["kind"].iloc[0], g["method"].iloc[0], float(np.mean(st_)))
+    named: dict[str, int] = {}
+    for c in claims or []:
+        cmp_ = c.get("comparison", {}) or {}
+        if cmp_.get("method"):
+            named[cmp_["method"]] = named.get(cmp_["method"], 0) + 1
+    methods = [(lab, v) for lab, v in scores.items() if v[0] == "method"]
+    if methods:
+        out["paper's method"] = max(methods, key=lambda kv: (named.get(kv[1][1], 0), kv[1][2]))[0]
+    bases = [(lab, v) for lab, v in scores.items() if v[0] == "baseline"]
+    if bases:
+        out["best baseline"] = max(bases, key=lambda kv: kv[1][2])[0]
+        out["weak baseline"] = min(bases, key=lambda kv: kv[1][2])[0]
+    return out
+
+
+def role_aggregate(
+    tasks: dict[str, tuple[pd.DataFrame, dict[str, Any], list[dict[str, Any]]]],
+    *,
+    seed: int = 0,
+    n_boot: int = 2000,
+) -> pd.DataFrame:
+    """IQM of normalised task scores per role across tasks, with a stratified bootstrap CI.
+
+    Parameters
+    ----------
+    tasks
+        ``{task: (records of one tier, meta, claims)}``.
+
+    Returns
+    -------
+    DataFrame
+        One row per role: ``role, iqm, ci_low, ci_high, tasks, runs, methods,
+        missing``. When the role has no method on some task, ``iqm`` and the CI
+        are NaN and ``missing`` names those tasks: never a partial aggregate.
+    """
+    prepared = {name: (_scored(r, m), m, c) for name, (r, m, c) in tasks.items()}
+    roles = {name: task_roles(r, m, c) for name, (r, m, c) in prepared.items()}
+    rows = []
+    for role in ROLES:
+        strata, who, missing = [], [], []
+        for name, (records, meta, _) in sorted(prepared.items()):
+            label = roles[name][role]
+            st_ = role_strata(records, meta, label) if label else None
+            if st_ is None:
+                missing.append(name)
+            else:
+                strata.append(st_)
+                who.append(f"{name}: {label}")
+        if missing or not strata:
+            est = lo = hi = math.nan
+        else:
+            est, lo, hi = stratified_bootstrap_aggregate(strata, iqm, seed=seed, n_boot=n_boot)
+        rows.append({"role": role, "iqm": est, "ci_low": lo, "ci_high": hi, "tasks": len(strata),
+                     "runs": int(sum(len(s) for s in strata)), "methods": "; ".join(who), "missing": ", ".join(missing)})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def paper_table(paper_results: list[dict[str, Any]]) -> pd.DataFrame:
+    """The paper's reported numbers as their own labelled rows (never merged into ours)."""
+    cols = ["row", "instance", "method", "metric", "value", "source", "note"]
+    if not paper_results:
+        return pd.DataFrame(columns=cols)
+    df = pd.DataFrame(paper_results)
+    df["row"] = "reported by the paper"
+    for c in cols:
+        if c not in df:
+            df[c] = ""
+    return df[cols]
+
+
+def profile_table(records: pd.DataFrame, meta: dict[str, Any], *, measure: str = "quality", taus: np.ndarray | None = None) -> pd.DataFrame:
+    """Dolan-Moré profiles across instances, long format: ``label, tau, fraction``.
+
+    ``measure="quality"`` uses the primary metric (ratio ``best / value`` for a
+    maximised metric, ``value / best`` for a minimised one); ``"time"`` uses the
+    median ``wall_s`` of valid runs. A method without a valid run on an
+    instance counts as failing there.
+    """
+    m = instance_means(records, meta, None if measure == "quality" else "wall_s")
+    if m.empty:
+        return pd.DataFrame(columns=["label", "tau", "fraction"])
+    if measure == "quality":
+        costs = quality_costs(m.to_numpy(), _direction(meta))
+    else:
+        costs = np.where(np.isnan(m.to_numpy()), np.inf, m.to_numpy())
+    if taus is None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            best = np.min(costs, axis=1, keepdims=True)
+            r = np.where(best > 0, costs / best, 1.0)
+        top = np.nanmax(np.where(np.isfinite(r), r, np.nan)) if np.isfinite(r).any() else 2.0
+        top = max(float(top) * 1.05, 1.01)
+        taus = np.unique(np.concatenate([[1.0], np.geomspace(1.0, top, 60)]))
+    rho = performance_profile(costs, taus)
+    return pd.DataFrame([{"label": lab, "tau": float(t), "fraction": float(rho[i, j])}
+                         for j, lab in enumerate(m.columns) for i, t in enumerate(taus)])  # fmt: skip
+
+
+def pareto_table(records: pd.DataFrame, meta: dict[str, Any]) -> pd.DataFrame:
+    """One point per method: median ``wall_s`` against mean normalised score; ``pareto`` marks the front.
+
+    Columns: ``label, kind, wall_s, score, hardware, pareto``. ``score`` is the
+    mean over instances of the mean normalised score (instances with a
+    defined normalisation only); NaN for methods with no valid run.
+    """
+    df = _scored(records, meta)
+    cols = ["label", "kind", "wall_s", "score", "hardware", "pareto"]
+    if df.empty:
+        return pd.DataFrame(columns=cols)
+    df["_hw"] = hardware_label(df)
+    rows = []
+    for label, g in df.groupby("label"):
+        ok = g[g["status"] == "ok"]
+        per_inst = ok.groupby("instance")["_s"].mean()
+        rows.append({"label": label, "kind": g["kind"].iloc[0],
+                     "wall_s": float(pd.to_numeric(ok["wall_s"], errors="coerce").median()) if len(ok) else math.nan,
+                     "score": float(per_inst.mean()) if per_inst.notna().any() else math.nan,
+                     "hardware": "; ".join(sorted(set(g["_hw"])))})  # fmt: skip
+    out = pd.DataFrame(rows, columns=cols[:-1])
+    out["pareto"] = pareto_front(out["wall_s"].to_numpy(), out["score"].to_numpy())
+    return out
+
+
+def anytime_table(records: pd.DataFrame, meta: dict[str, Any]) -> pd.DataFrame:
+    """Verified checkpoints of anytime runs, long format.
+
+    Columns: ``label, instance, rep, t, value`` where ``value`` is the primary
+    metric the task computed at each checkpoint (invalid checkpoints are left
+    out) and ``t`` the runner-measured method time in seconds. Each run's
+    final result is appended at ``wall_s``. Empty when no run has a trace.
+    """
+    df = with_labels(records)
+    cols = ["label", "instance", "rep", "t", "value"]
+    if df.empty or "trace" not in df or "n_checkpoints" not in df:
+        return pd.DataFrame(columns=cols)
+    df = df[pd.to_numeric(df["n_checkpoints"], errors="coerce").fillna(0) > 0]
+    primary = meta["primary"]
+    rows = []
+    for r in df.to_dict("records"):
+        try:
+            trace = json.loads(r["trace"]) if isinstance(r["trace"], str) else []
+        except json.JSONDecodeError:
+            continue
+        for p in trace:
+            v = (p.get("metrics") or {}).get(primary)
+            if p.get("invalid") is None and v is not None:
+                rows.append({"label": r["label"], "instance": r["instance"], "rep": r["rep"], "t": float(p["t"]), "value": float(v)})
+        final = r.get(f"metric.{primary}")
+        if r["status"] == "ok" and final is not None and final == final:
+            rows.append({"label": r["label"], "instance": r["instance"], "rep": r["rep"], "t": float(r["wall_s"]), "value": float(final)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def render_ranking(res: RankingResult, console: Any = None, title: str = "ranking") -> None:
+    """Print a :class:`RankingResult` with rich (the terminal twin of the CD diagram)."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = console or Console()
+    t = Table(title=escape(title))
+    for c in ("rank", "method", "mean rank", "same group as"):
+        t.add_column(c)
+    for i, (name, r) in enumerate(zip(res.methods, res.mean_ranks, strict=True)):
+        peers = sorted({res.methods[j] for cl in res.cliques if i in cl for j in cl if j != i})
+        t.add_row(str(i + 1), escape(name), _fmt(float(r), 3), escape(", ".join(peers)) or "–")
+    console.print(t)
+    fr = "–" if math.isnan(res.friedman_p) else f"chi2 = {res.friedman_stat:.3g}, p = {res.friedman_p:.3g}"
+    console.print(escape(f"{res.n_blocks} instances as blocks; Friedman: {fr}; pairwise Wilcoxon signed-rank, Holm-corrected, alpha {res.alpha}"))
+    for k, v in res.excluded.items():
+        console.print(escape(f"left out: {k}: {v}"))

@@ -7,11 +7,30 @@ the web show the same intervals.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from scipy import stats as _st
 
-__all__ = ["bootstrap_ci", "stratified_bootstrap_ci", "mean_of_means"]
+__all__ = [
+    "bootstrap_ci",
+    "stratified_bootstrap_ci",
+    "mean_of_means",
+    "iqm",
+    "stratified_bootstrap_aggregate",
+    "rank_blocks",
+    "friedman",
+    "holm",
+    "pairwise_wilcoxon_holm",
+    "cd_cliques",
+    "RankingResult",
+    "rank_methods",
+    "performance_profile",
+    "quality_costs",
+    "pareto_front",
+]
 
 
 def bootstrap_ci(
@@ -98,3 +117,333 @@ def stratified_bootstrap_ci(
     boots /= len(arrs)
     lo, hi = np.quantile(boots, [alpha / 2, 1 - alpha / 2])
     return (est, float(lo), float(hi))
+
+
+# ----------------------------------------------------------------------------- aggregates across tasks
+
+
+def iqm(x: Sequence[float] | np.ndarray, axis: int | None = None) -> float | np.ndarray:
+    """Interquartile mean: the mean of the middle 50% of the values.
+
+    Same as ``scipy.stats.trim_mean(x, 0.25)`` (as in rliable, Agarwal et al.
+    2021): it cuts ``floor(0.25 n)`` values from each end. With ``axis=None``
+    the array is flattened, NaNs are dropped and a float is returned (NaN for
+    no values); with an axis (no NaNs allowed), an array along the others.
+    """
+    a = np.asarray(x, dtype=float)
+    if axis is None:
+        a = a.ravel()
+        a = a[~np.isnan(a)]
+        if a.size == 0:
+            return float("nan")
+        return float(_st.trim_mean(a, 0.25))
+    a = np.sort(np.moveaxis(a, axis, -1), axis=-1)
+    k = int(0.25 * a.shape[-1])
+    return a[..., k : a.shape[-1] - k].mean(axis=-1)
+
+
+def stratified_bootstrap_aggregate(
+    strata: Sequence[Sequence[float] | np.ndarray],
+    statistic: Callable[..., Any] = iqm,
+    *,
+    seed: int = 0,
+    n_boot: int = 2000,
+    alpha: float = 0.05,
+) -> tuple[float, float, float]:
+    """An aggregate of pooled scores with a stratified percentile-bootstrap CI.
+
+    rliable's interval estimate: the runs of each stratum (task) are resampled
+    with replacement, independently per stratum; the statistic is computed on
+    the pooled resample. Tasks are fixed, runs are random.
+
+    Parameters
+    ----------
+    strata
+        ``n_tasks`` arrays; array ``t`` has shape ``(n_runs_t,)`` (one score
+        per run of task ``t``). An empty list, or any empty or all-NaN
+        stratum, gives NaNs: an aggregate over fewer tasks than asked for is
+        never reported.
+    statistic
+        ``statistic(x, axis=...)`` like :func:`iqm` (default), ``np.mean`` or
+        ``np.median``: called on the pooled 1-d array with ``axis=None`` and
+        on the ``(n_boot, n_pooled)`` resamples with ``axis=1``.
+
+    Returns
+    -------
+    (estimate, low, high)
+        ``low``/``high`` are NaN when every stratum has fewer than 2 runs.
+    """
+    arrs = [np.asarray(s, dtype=float).ravel() for s in strata]
+    arrs = [a[~np.isnan(a)] for a in arrs]
+    nan = float("nan")
+    if not arrs or any(a.size == 0 for a in arrs):
+        return (nan, nan, nan)
+    est = float(statistic(np.concatenate(arrs), axis=None))
+    if all(a.size < 2 for a in arrs):
+        return (est, nan, nan)
+    rng = np.random.default_rng(seed)
+    boot = np.concatenate([a[rng.integers(0, a.size, size=(n_boot, a.size))] for a in arrs], axis=1)
+    lo, hi = np.quantile(np.asarray(statistic(boot, axis=1), dtype=float), [alpha / 2, 1 - alpha / 2])
+    return (est, float(lo), float(hi))
+
+
+# ----------------------------------------------------------------------------- ranking within a task
+
+
+def rank_blocks(values: np.ndarray, *, higher_is_better: bool = True) -> np.ndarray:
+    """Ranks of methods within each block (instance); 1 is best, ties share the mean rank.
+
+    Parameters
+    ----------
+    values
+        Shape ``(n_blocks, n_methods)``, no NaN.
+
+    Returns
+    -------
+    ranks
+        Shape ``(n_blocks, n_methods)``.
+    """
+    v = np.asarray(values, dtype=float)
+    if np.isnan(v).any():
+        raise ValueError("rank_blocks needs complete blocks (no NaN)")
+    return _st.rankdata(-v if higher_is_better else v, axis=1)
+
+
+def friedman(values: np.ndarray) -> tuple[float, float]:
+    """Friedman's chi-square test that all methods rank alike across blocks.
+
+    ``values`` has shape ``(n_blocks, n_methods)``. Returns ``(statistic,
+    p-value)``; NaNs with fewer than 3 methods or 2 blocks, or when every block
+    is one big tie (nothing to test).
+    """
+    v = np.asarray(values, dtype=float)
+    if v.ndim != 2 or v.shape[1] < 3 or v.shape[0] < 2:
+        return (float("nan"), float("nan"))
+    if np.all(v == v[:, :1]):
+        return (float("nan"), float("nan"))
+    res = _st.friedmanchisquare(*v.T)
+    return (float(res.statistic), float(res.pvalue))
+
+
+def holm(pvalues: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Holm's step-down adjustment of ``m`` p-values (shape ``(m,)``), capped at 1.
+
+    The ``i``-th smallest p-value is multiplied by ``m - i`` (``i`` from 0),
+    and adjusted values are made non-decreasing in that order. NaNs stay NaN
+    and do not count in ``m``.
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(~np.isnan(p))
+    m = ok.size
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    adj = np.maximum.accumulate(p[order] * (m - np.arange(m)))
+    out[order] = np.minimum(adj, 1.0)
+    return out
+
+
+def pairwise_wilcoxon_holm(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided Wilcoxon signed-rank tests on every pair of methods, Holm-adjusted.
+
+    Benavoli, Corani & Mangili (JMLR 2016) recommend this over the Nemenyi
+    post-hoc test, whose outcome for a pair depends on the other methods.
+
+    Parameters
+    ----------
+    values
+        Shape ``(n_blocks, n_methods)``, paired by block (instance).
+
+    Returns
+    -------
+    (p_raw, p_holm)
+        Both shape ``(n_methods, n_methods)``, symmetric, NaN on the diagonal.
+        A pair whose differences are all zero gets p = 1 (no evidence of a
+        difference). Holm's correction runs over the ``n(n-1)/2`` pairs.
+    """
+    v = np.asarray(values, dtype=float)
+    n = v.shape[1]
+    raw = np.full((n, n), np.nan)
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    ps = []
+    for i, j in pairs:
+        d = v[:, i] - v[:, j]
+        if v.shape[0] < 1 or np.all(d == 0):
+            p = 1.0
+        else:
+            p = float(_st.wilcoxon(v[:, i], v[:, j], zero_method="wilcox", alternative="two-sided").pvalue)
+        ps.append(p)
+    adj = holm(ps)
+    out = np.full((n, n), np.nan)
+    for (i, j), p, a in zip(pairs, ps, adj, strict=True):
+        raw[i, j] = raw[j, i] = p
+        out[i, j] = out[j, i] = a
+    return raw, out
+
+
+def cd_cliques(mean_ranks: Sequence[float] | np.ndarray, significant: np.ndarray) -> list[list[int]]:
+    """Groups of methods joined by a bar in a critical-difference diagram.
+
+    Methods are sorted by mean rank; a clique is a maximal run of consecutive
+    methods in that order whose every pair is *not* significantly different.
+    Single methods are not cliques.
+
+    Parameters
+    ----------
+    mean_ranks
+        Shape ``(n_methods,)``.
+    significant
+        Shape ``(n_methods, n_methods)``, boolean (the diagonal is ignored).
+
+    Returns
+    -------
+    cliques
+        Lists of method indices (in rank order), sorted by their first member.
+    """
+    r = np.asarray(mean_ranks, dtype=float)
+    sig = np.asarray(significant, dtype=bool)
+    order = list(np.argsort(r, kind="stable"))
+    n = len(order)
+    spans = []
+    for a in range(n):
+        b = a
+        while b + 1 < n and not any(sig[order[k], order[b + 1]] for k in range(a, b + 1)):
+            b += 1
+        if b > a:
+            spans.append((a, b))
+    maximal = [s for s in spans if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in spans)]
+    return [[int(order[k]) for k in range(a, b + 1)] for a, b in maximal]
+
+
+@dataclass
+class RankingResult:
+    """Ranking of methods within one task, instances as blocks.
+
+    ``methods`` and ``mean_ranks`` are sorted best first; ``p_holm`` and
+    ``significant`` follow that order.
+    """
+
+    methods: list[str]
+    mean_ranks: np.ndarray
+    n_blocks: int
+    friedman_stat: float
+    friedman_p: float
+    p_raw: np.ndarray
+    p_holm: np.ndarray
+    significant: np.ndarray
+    cliques: list[list[int]]
+    alpha: float = 0.05
+    excluded: dict[str, str] = field(default_factory=dict)
+
+
+def rank_methods(
+    values: np.ndarray,
+    methods: Sequence[str],
+    *,
+    higher_is_better: bool = True,
+    alpha: float = 0.05,
+) -> RankingResult:
+    """Average ranks, Friedman test, then pairwise Wilcoxon-Holm (for a CD diagram).
+
+    Parameters
+    ----------
+    values
+        Shape ``(n_blocks, n_methods)``: one value per instance and method
+        (the mean over seeds), complete (no NaN); the caller decides which
+        instances and methods enter.
+    methods
+        ``n_methods`` names.
+
+    Notes
+    -----
+    The pairwise tests are read as significant only when the Friedman test
+    rejects at ``alpha`` (the usual two-step procedure); with two methods,
+    the single Wilcoxon test is used directly.
+    """
+    v = np.asarray(values, dtype=float)
+    if v.ndim != 2 or v.shape[1] != len(methods):
+        raise ValueError(f"values has shape {v.shape}, expected (n_blocks, {len(methods)})")
+    if v.shape[0] == 0:
+        n = len(methods)
+        empty = np.full((n, n), np.nan)
+        return RankingResult(list(methods), np.full(n, np.nan), 0, np.nan, np.nan, empty, empty, np.zeros((n, n), bool), [], alpha)
+    ranks = rank_blocks(v, higher_is_better=higher_is_better).mean(axis=0)
+    order = np.argsort(ranks, kind="stable")
+    v, ranks = v[:, order], ranks[order]
+    names = [methods[i] for i in order]
+    stat, p = friedman(v)
+    raw, adj = pairwise_wilcoxon_holm(v)
+    gate = (p < alpha) if v.shape[1] >= 3 else True
+    sig = np.nan_to_num(adj, nan=1.0) < alpha if gate else np.zeros_like(adj, dtype=bool)
+    np.fill_diagonal(sig, False)
+    return RankingResult(names, ranks, int(v.shape[0]), stat, p, raw, adj, sig, cd_cliques(ranks, sig), alpha)
+
+
+# ----------------------------------------------------------------------------- profiles and fronts
+
+
+def performance_profile(costs: np.ndarray, taus: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Dolan-Moré performance profiles.
+
+    For problem ``p`` and solver ``s`` the ratio is ``r[p, s] = c[p, s] /
+    min_s c[p, s]``; ``rho_s(tau)`` is the fraction of problems with ``r[p, s]
+    <= tau``. A failure (NaN or inf cost) never counts. When the best cost on a
+    problem is 0, solvers with cost 0 get ratio 1 and the others infinity.
+
+    Parameters
+    ----------
+    costs
+        Shape ``(n_problems, n_solvers)``, non-negative, lower is better.
+    taus
+        Shape ``(n_taus,)``, values ``>= 1``.
+
+    Returns
+    -------
+    rho
+        Shape ``(n_taus, n_solvers)``, in [0, 1].
+    """
+    c = np.asarray(costs, dtype=float)
+    c = np.where(np.isfinite(c), c, np.inf)
+    if (c < 0).any():
+        raise ValueError("performance_profile needs non-negative costs (lower is better)")
+    best = c.min(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(best > 0, c / best, np.where(c == 0, 1.0, np.inf))
+    r = np.where(np.isfinite(best), r, np.inf)
+    t = np.asarray(taus, dtype=float)
+    if c.shape[0] == 0:
+        return np.zeros((t.size, c.shape[1]))
+    return (r[None, :, :] <= t[:, None, None]).mean(axis=1)
+
+
+def quality_costs(values: np.ndarray, direction: str) -> np.ndarray:
+    """Turn a quality metric into a cost for :func:`performance_profile`.
+
+    ``min`` metrics (errors, gaps) are costs already. For a ``max`` metric
+    the cost is ``1 / value``, so the profile ratio is ``best / value``.
+    Non-positive values of a ``max`` metric, and NaNs, become infinite costs
+    (failures). Shapes are preserved.
+    """
+    v = np.asarray(values, dtype=float)
+    if direction == "min":
+        return np.where(np.isnan(v) | (v < 0), np.inf, v)
+    with np.errstate(divide="ignore"):
+        return np.where(np.isnan(v) | (v <= 0), np.inf, 1.0 / np.where(v > 0, v, 1.0))
+
+
+def pareto_front(cost: Sequence[float] | np.ndarray, quality: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Which points are Pareto-optimal for (lower cost, higher quality).
+
+    Both arrays have shape ``(n_points,)``. A point is dominated when another
+    is no worse on both and strictly better on one. Points with a NaN are never
+    optimal. Returns a boolean mask of shape ``(n_points,)``.
+    """
+    x = np.asarray(cost, dtype=float)
+    y = np.asarray(quality, dtype=float)
+    ok = ~(np.isnan(x) | np.isnan(y))
+    mask = np.zeros(x.shape, dtype=bool)
+    for i in np.flatnonzero(ok):
+        dom = ok & (x <= x[i]) & (y >= y[i]) & ((x < x[i]) | (y > y[i]))
+        mask[i] = not dom.any()
+    return mask

@@ -1,9 +1,13 @@
 """The Streamlit leaderboard: ``python -m bench leaderboard`` or ``streamlit run leaderboard/app.py``.
 
-It reads published bundles (``results/`` by default) or a local run store
-(``--store DIR``) as data only: it never imports a task or a method module.
-Every number on it comes from :mod:`bench.report` and :mod:`bench.claims`,
+It reads published bundles (``results/`` by default, ``--results DIR`` or
+``BENCH_RESULTS``) or a local run store (``--store DIR`` or ``BENCH_LB_STORE``)
+as data only: it never imports a task or a method module. Every number on it
+comes from :mod:`bench.report`, :mod:`bench.stats` and :mod:`bench.claims`,
 the same functions ``bench show`` and ``bench claims`` use.
+
+Pages (sidebar, or ``?view=Task&task=maxcut`` in the URL): Overview, Task,
+Claims, Method, Submit.
 """
 
 from __future__ import annotations
@@ -13,63 +17,48 @@ import os
 import sys
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
-from bench.bundle import load_bundles
-from bench.claims import Claim, verdict
-from bench.report import summary_table
+# ``streamlit run leaderboard/app.py`` puts leaderboard/ on sys.path, not the repository root.
+_ROOT = str(Path(__file__).resolve().parent.parent)
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+from leaderboard.data import Data, load_results, load_store  # noqa: E402
+from leaderboard.views import PAGES, RENDER, empty_state  # noqa: E402
 
 
 def _args() -> argparse.Namespace:
-    """``-- --results DIR`` after ``streamlit run``; ``BENCH_RESULTS`` otherwise."""
+    """``-- --results DIR`` / ``-- --store DIR`` after ``streamlit run``; environment otherwise."""
     p = argparse.ArgumentParser()
     p.add_argument("--results", default=os.environ.get("BENCH_RESULTS", "results"))
-    p.add_argument("--store", default=None)
+    p.add_argument("--store", default=os.environ.get("BENCH_LB_STORE") or None)
     return p.parse_known_args(sys.argv[1:])[0]
 
 
-@st.cache_data(show_spinner=False)
-def _load(results: str):
-    b = load_bundles(results)
-    return b.records, b.tasks, b.claims, b.paper_results, b.methods, b.warnings
+@st.cache_data(show_spinner="loading results…", max_entries=4)
+def _load(results: str, store: str | None) -> Data:
+    return load_store(store) if store else load_results(results)
 
 
 def main() -> None:
     args = _args()
     st.set_page_config(page_title="bench leaderboard", layout="wide")
     st.title("bench: verified results for ICML 2025 methods")
-    records, tasks, claims, paper, methods, warns = _load(args.results)
-    for w in warns:
+    data = _load(args.results, args.store)
+    key = f"{args.store or ''}|{args.results}"
+    st.caption(f"Source: {data.source}")
+    for w in data.warnings:
         st.warning(w)
-    if records.empty or not tasks:
-        st.info(
-            f"No published results under `{Path(args.results).resolve()}` yet. "
-            "Run `python -m bench run --task knapsack`, then `python -m bench publish --task knapsack`."
-        )
+    view = st.sidebar.radio("page", PAGES, index=PAGES.index(st.query_params.get("view", "Overview")) if st.query_params.get("view") in PAGES else 0, key="view")
+    st.query_params["view"] = view
+    if view == "Submit":
+        RENDER[view](data, key)
         return
-    name = st.sidebar.selectbox("task", sorted(tasks))
-    meta = tasks[name]["meta"]
-    df = records[(records["task"] == name) & (records["task_version"] == meta["version"])]
-    tiers = sorted(df["tier"].unique())
-    tier = st.sidebar.selectbox("tier", tiers, index=len(tiers) - 1)
-    df = df[df["tier"] == tier]
-    st.header(f"{name} (v{meta['version']})")
-    st.text(meta["description"])
-    table = summary_table(df, meta)
-    st.subheader(f"{meta['primary']}: mean over seeds with 95% bootstrap CI")
-    st.dataframe(table, hide_index=True)
-    if paper.get(name):
-        st.subheader("Numbers the paper reports (not ours)")
-        st.dataframe(pd.DataFrame(paper[name]), hide_index=True)
-    if claims.get(name):
-        st.subheader("Claims")
-        rows = []
-        for c in claims[name]:
-            claim = Claim.model_validate(c)
-            v = verdict(claim, records[records["task_version"] == meta["version"]])
-            rows.append({"claim": claim.id, "statement": claim.statement, "source": claim.source, **v.as_row()})
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
+    if data.records.empty or not data.tasks:
+        empty_state(data)
+        return
+    RENDER[view](data, key)
 
 
 main()

@@ -1,42 +1,208 @@
-"""The Streamlit app renders from bundles (data only), and has an empty state."""
+"""Every page of the Streamlit app, with streamlit.testing (AppTest), on real fixture bundles."""
 
 from __future__ import annotations
 
+import json
+import shutil
+
+import pandas as pd
 import pytest
-from conftest import ROOT, TOY_METHODS
+from conftest import ROOT
+from leaderboard_fixtures import lb_source, results_copy  # noqa: F401
 
 pytestmark = pytest.mark.slow
 
 APP = str(ROOT / "leaderboard" / "app.py")
+XSS = "<script>window.__xss=1</script>"
+XSS_IMG = "<img src=x onerror=window.__xss=2>"
 
 
-def _app(monkeypatch, results):
+def _app(monkeypatch, results=None, view="Overview", store=None, **params):
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("BENCH_RESULTS", str(results))
-    at = AppTest.from_file(APP, default_timeout=60)
+    if store:
+        monkeypatch.setenv("BENCH_LB_STORE", str(store))
+    else:
+        monkeypatch.delenv("BENCH_LB_STORE", raising=False)
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["view"] = view
+    for k, v in params.items():
+        at.query_params[k] = v
     at.run()
-    assert not at.exception, at.exception
+    assert not at.exception, [e.value for e in at.exception]
     return at
 
 
-def test_empty_results_show_a_helpful_state(monkeypatch, tmp_path):
-    at = _app(monkeypatch, tmp_path / "nothing")
-    assert any("No published results" in i.value for i in at.info)
+def _frame(el) -> pd.DataFrame:
+    v = el.value
+    return v.data if hasattr(v, "data") and not isinstance(v, pd.DataFrame) else v
 
 
-def test_published_bundle_renders(monkeypatch, tmp_path, cli, store):
-    rc, _, err = cli("run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--method", "toy-sample-mean", "toy-noisy", "toy-first",
-                     "--seeds", "2", "--store", store, "--no-progress")  # fmt: skip
-    assert rc == 0, err
-    rc, _, err = cli("publish", "--task", "toy-mean", "--store", store, "--results", tmp_path / "results")
-    assert rc == 0, err
-    broken = tmp_path / "results" / "toy-mean" / "20260101-submitted-broken"
-    broken.mkdir(parents=True)
+def _texts(at) -> str:
+    return "\n".join([t.value for t in at.text] + [m.value for m in at.markdown] + [c.value for c in at.caption])
+
+
+@pytest.mark.parametrize("view", ["Overview", "Task", "Claims", "Method"])
+def test_empty_results_show_a_helpful_state(monkeypatch, tmp_path, view):
+    at = _app(monkeypatch, tmp_path / "nothing", view)
+    assert any("No results to show" in i.value and "bench run" in i.value for i in at.info)
+
+
+def test_overview_rows_and_role_aggregate(monkeypatch, lb_source):  # noqa: F811
+    at = _app(monkeypatch, lb_source["results"])
+    rows = _frame(at.dataframe[0]).set_index("task")
+    assert set(rows.index) == {"toy-mean", "knapsack"}
+    assert rows.loc["toy-mean", "paper's method"] == "toy-sample-mean"
+    assert rows.loc["knapsack", "paper's method"] == "–" and rows.loc["knapsack", "its rank"] == "no method"
+    assert rows.loc["knapsack", "best (mean rank)"] == "dp"
+    assert "confirmed" in rows.loc["toy-mean", "verdicts"]
+    agg = _frame(at.dataframe[1]).set_index("role")
+    assert pd.isna(agg.loc["paper's method", "iqm"]) and agg.loc["paper's method", "missing"] == "knapsack"
+    assert agg.loc["best baseline", "tasks"] == 2
+    # Filter: aggregate over toy-mean alone -> the paper's role is no longer missing.
+    at.multiselect(key="agg_tasks").set_value(["toy-mean"]).run()
+    agg = _frame(at.dataframe[1]).set_index("role")
+    assert agg.loc["paper's method", "tasks"] == 1 and not pd.isna(agg.loc["paper's method", "iqm"])
+
+
+def test_task_page_table_filters_and_paper_rows(monkeypatch, lb_source):  # noqa: F811
+    at = _app(monkeypatch, lb_source["results"], "Task", task="toy-mean")
+    table = _frame(at.dataframe[0])
+    ours = table[table["row"] == "measured here"]
+    assert set(ours["method"]) == {"toy-sample-mean", "toy-noisy", "toy-first", "toy-refine"}
+    paper = table[table["row"] == "reported by the paper"]
+    assert set(paper["instance"]) == {"mu0", "mu1"} and set(paper["kind"]) == {"paper-reported"}
+    assert paper["runs"].isna().all()  # no seeds, no CI: they are not our runs
+    assert {"hardware", "command", "ok", "skipped"} <= set(table.columns)
+    assert int(ours.loc[ours["method"] == "toy-first", "skipped"].sum()) == 2
+    assert len(at.get("download_button")) == 2
+    text = _texts(at)
+    assert "Friedman" in text and "Holm" in text
+    # Filter on method kind: baselines only.
+    at.multiselect(key="kind_toy-mean").set_value(["baseline"]).run()
+    table = _frame(at.dataframe[0])
+    assert "toy-sample-mean" not in set(table.loc[table["row"] == "measured here", "method"])
+    # Filter on the methods themselves.
+    at.multiselect(key="methods_toy-mean").set_value(["toy-noisy", "toy-refine"]).run()
+    table = _frame(at.dataframe[0])
+    assert set(table.loc[table["row"] == "measured here", "method"]) == {"toy-noisy", "toy-refine"}
+
+
+def test_task_page_instance_parameter_and_tag_filters(monkeypatch, lb_source):  # noqa: F811
+    at = _app(monkeypatch, lb_source["results"], "Task", task="knapsack")
+    table = _frame(at.dataframe[0])
+    assert set(table["instance"]) == {"uncorrelated-n20-s0", "strongly-correlated-n20-s0"}
+    at.multiselect(key="iparam.kind_knapsack").set_value(["uncorrelated"]).run()
+    assert set(_frame(at.dataframe[0])["instance"]) == {"uncorrelated-n20-s0"}
+    at.multiselect(key="iparam.kind_knapsack").set_value([]).run()
+    at.multiselect(key="tags_knapsack").set_value(["strongly-correlated"]).run()
+    assert set(_frame(at.dataframe[0])["instance"]) == {"strongly-correlated-n20-s0"}
+
+
+def test_claims_page_verdicts_and_evidence(monkeypatch, lb_source):  # noqa: F811
+    at = _app(monkeypatch, lb_source["results"], "Claims")
+    v = _frame(at.dataframe[0]).set_index("claim")
+    assert v.loc["gpu-speed", "verdict"] == "not testable here"
+    assert v.loc["mean-accurate", "verdict"] == "confirmed"
+    assert v.loc["mean-accurate", "statement"] == "The sample mean is within 0.5 of the true mean."
+    assert "evidence: 6 runs" in _texts(at)  # 3 instances x 2 seeds of toy-sample-mean
+    at.multiselect(key="claims_verdicts").set_value(["not testable here"]).run()
+    assert set(_frame(at.dataframe[0])["verdict"]) == {"not testable here"}
+
+
+def test_method_page_provenance_and_commands(monkeypatch, lb_source):  # noqa: F811
+    at = _app(monkeypatch, lb_source["results"], "Method", task="knapsack", method="greedy")
+    prov = _frame(at.dataframe[0])
+    assert set(prov["origin"]) == {"rerun by the maintainers"} and prov["runs"].sum() == 4
+    assert prov["git commit"].str.len().gt(0).all() and prov["hardware"].str.len().gt(0).all()
+    cmds = _frame(at.dataframe[1])
+    assert cmds["command"].str.startswith("python -m bench run --task knapsack --tier smoke --method greedy").all()
+    assert "Deviations" in _texts(at)
+    assert any(t.value.startswith("sweep ") and "bench run --task knapsack" in t.value for t in at.text)
+    at = _app(monkeypatch, lb_source["results"], "Method", task="toy-mean", method="toy-noisy")
+    assert set(_frame(at.dataframe[0])["origin"]) == {"submitted"}
+
+
+def test_submit_page_is_instructions_only(monkeypatch, tmp_path):
+    at = _app(monkeypatch, tmp_path / "nothing", "Submit")
+    text = _texts(at)
+    assert "never runs uploaded code" in text and "bench validate" in text and "bench publish" in text
+    assert not at.get("file_uploader")
+
+
+def test_corrupted_and_foreign_bundles_are_named_and_skipped(monkeypatch, results_copy):  # noqa: F811
+    broken = results_copy / "toy-mean" / "20260101-submitted-broken"
+    broken.mkdir()
     (broken / "manifest.json").write_text("{not json")
-    at = _app(monkeypatch, tmp_path / "results")
-    assert any("20260101-submitted-broken" in w.value and "skipped" in w.value for w in at.warning)
-    table = at.dataframe[0].value
-    assert set(table["method"]) == {"toy-sample-mean", "toy-noisy", "toy-first"}
-    claims = at.dataframe[-1].value
-    assert dict(zip(claims["claim"], claims["verdict"], strict=True))["gpu-speed"] == "not testable here"
+    foreign = results_copy / "knapsack" / "20260101-submitted-foreign"
+    foreign.mkdir()
+    (foreign / "manifest.json").write_text(json.dumps({"schema_version": 99, "task": "knapsack"}))
+    at = _app(monkeypatch, results_copy)
+    warns = [w.value for w in at.warning]
+    assert any("20260101-submitted-broken" in w and "skipped" in w for w in warns)
+    assert any("20260101-submitted-foreign" in w and "skipped" in w for w in warns)
+    assert set(_frame(at.dataframe[0])["task"]) == {"toy-mean", "knapsack"}  # the good bundles still show
+
+
+def _forge(results_dir, **changes):
+    """Rewrite the toy-mean bundle's records in place (a hostile or foreign submission)."""
+    path = next((results_dir / "toy-mean").glob("*/records.parquet"))
+    df = pd.read_parquet(path)
+    for col, fn in changes.items():
+        df[col] = fn(df)
+    df.to_parquet(path, index=False)
+    return path.parent
+
+
+def test_markup_in_bundle_fields_is_shown_as_text(monkeypatch, results_copy):  # noqa: F811
+    bdir = _forge(
+        results_copy,
+        method=lambda d: d["method"].where(d["method"] != "toy-noisy", XSS),
+        reason=lambda d: XSS_IMG,
+    )
+    claims = json.loads((bdir / "claims.json").read_text())
+    claims["claims"][0]["statement"] = f"**bold** {XSS} [link](javascript:alert(1))"
+    (bdir / "claims.json").write_text(json.dumps(claims))
+    for view, params in [("Task", {"task": "toy-mean"}), ("Claims", {}), ("Method", {"task": "toy-mean", "method": XSS}), ("Overview", {})]:
+        at = _app(monkeypatch, results_copy, view, **params)
+        for m in at.markdown:  # markdown only ever gets escaped text
+            assert "<script" not in m.value and "<img" not in m.value and "](javascript" not in m.value
+    at = _app(monkeypatch, results_copy, "Task", task="toy-mean")
+    assert XSS in set(_frame(at.dataframe[0])["method"])  # shown, literally, as data
+    at = _app(monkeypatch, results_copy, "Claims")
+    assert any(XSS in t.value for t in at.text)
+
+
+def test_rows_from_different_machines_say_so(monkeypatch, results_copy):  # noqa: F811
+    _forge(results_copy, **{"env.cpu_model": lambda d: d["env.cpu_model"].where(d["rep"] == 0, "Other CPU 9000")})
+    at = _app(monkeypatch, results_copy, "Task", task="toy-mean")
+    assert any("different machines" in w.value and "Other CPU 9000" in w.value for w in at.warning)
+    table = _frame(at.dataframe[0])
+    assert table.loc[table["row"] == "measured here", "hardware"].str.contains("Other CPU 9000").all()
+    at = _app(monkeypatch, results_copy, "Method", task="toy-mean", method="toy-noisy")
+    assert any("not comparable" in w.value for w in at.warning)
+
+
+def test_local_store_mode(monkeypatch, lb_source, tmp_path):  # noqa: F811
+    from bench.cli import export_store_meta
+
+    store = tmp_path / "runs"
+    shutil.copytree(lb_source["store"], store)
+    export_store_meta(str(store))
+    at = _app(monkeypatch, tmp_path / "nothing", "Overview", store=store)
+    assert "local run store" in _texts(at)
+    assert set(_frame(at.dataframe[0])["task"]) == {"toy-mean", "knapsack"}
+    at = _app(monkeypatch, tmp_path / "nothing", "Method", store=store, task="toy-mean", method="toy-noisy")
+    assert set(_frame(at.dataframe[0])["origin"]) == {"local (not published)"}
+
+
+def test_an_unreadable_claim_is_reported_not_fatal(monkeypatch, results_copy):  # noqa: F811
+    cpath = next((results_copy / "toy-mean").glob("*/claims.json"))
+    claims = json.loads(cpath.read_text())
+    claims["claims"][0]["surprise"] = 1  # a field the schema does not know
+    cpath.write_text(json.dumps(claims))
+    at = _app(monkeypatch, results_copy, "Claims")
+    v = _frame(at.dataframe[0]).set_index("claim")
+    assert v.loc["mean-accurate", "verdict"] == "unreadable claim"
+    assert v.loc["gpu-speed", "verdict"] == "not testable here"

@@ -156,3 +156,170 @@ def test_stratified_interval_ignores_between_instance_spread():
     est, lo, hi = stratified_bootstrap_ci(strata, seed=0)
     assert est == pytest.approx(50.0 / 3)
     assert hi - lo < 0.4
+
+
+# ----------------------------------------------------------------------------- IQM and its stratified bootstrap
+
+from bench.stats import (  # noqa: E402
+    cd_cliques,
+    friedman,
+    holm,
+    iqm,
+    pairwise_wilcoxon_holm,
+    pareto_front,
+    performance_profile,
+    quality_costs,
+    rank_blocks,
+    rank_methods,
+    stratified_bootstrap_aggregate,
+)
+
+
+@pytest.mark.parametrize(
+    ("x", "want"),
+    [
+        (np.arange(1.0, 9.0), 4.5),  # cut 2 from each end: mean(3, 4, 5, 6)
+        ([1.0, 2.0, 3.0, 4.0], 2.5),  # cut 1 each: mean(2, 3)
+        ([1.0, 2.0, 3.0], 2.0),  # floor(0.75) = 0: plain mean
+        ([100.0, 1.0, 2.0, 3.0, 4.0, -50.0, nan], 2.5),  # outliers cut, NaN dropped: sorted -50,1,2,3,4,100 -> mean(2,3)
+    ],
+)
+def test_iqm_hand_computed(x, want):
+    assert iqm(x) == pytest.approx(want)
+
+
+def test_iqm_along_an_axis_and_empty():
+    assert np.allclose(iqm(np.array([[4.0, 1.0, 3.0, 2.0], [10.0, 40.0, 20.0, 30.0]]), axis=1), [2.5, 25.0])
+    assert math.isnan(iqm([]))
+
+
+def test_stratified_aggregate_exact_small_case():
+    # One stratum [0, 1]: the resampled mean is 0, 0.5 or 1 with probabilities 1/4, 1/2, 1/4,
+    # so the 2.5% and 97.5% quantiles are 0 and 1.
+    est, lo, hi = stratified_bootstrap_aggregate([[0.0, 1.0]], np.mean, seed=0, n_boot=4000)
+    assert (est, lo, hi) == (0.5, 0.0, 1.0)
+
+
+def test_stratified_aggregate_pools_and_resamples_within_strata():
+    # Two tasks, each constant: resampling within tasks cannot move the pooled IQM.
+    # pooled 0.2, 0.2, 0.8, 0.8: cut one from each end -> mean(0.2, 0.8) = 0.5
+    assert stratified_bootstrap_aggregate([[0.2, 0.2], [0.8, 0.8]], seed=1) == (0.5, 0.5, 0.5)
+    # pooled 0.2 x3, 0.8 x2: cut one each -> mean(0.2, 0.2, 0.8) = 0.4
+    assert stratified_bootstrap_aggregate([[0.2, 0.2, 0.2], [0.8, 0.8]], seed=1)[0] == pytest.approx(0.4)
+    a = stratified_bootstrap_aggregate([[0.1, 0.4, 0.5, 0.9], [0.3, 0.6]], seed=7)
+    assert a == stratified_bootstrap_aggregate([[0.1, 0.4, 0.5, 0.9], [0.3, 0.6]], seed=7)
+    assert a[1] <= a[0] <= a[2]
+    assert a[0] == pytest.approx(iqm([0.1, 0.4, 0.5, 0.9, 0.3, 0.6]))
+
+
+@pytest.mark.parametrize("strata", [[], [[0.5, 0.6], []], [[0.5], [nan, nan]]])
+def test_stratified_aggregate_is_empty_when_a_stratum_is(strata):
+    assert all(math.isnan(v) for v in stratified_bootstrap_aggregate(strata))
+
+
+def test_stratified_aggregate_single_runs_have_no_interval():
+    est, lo, hi = stratified_bootstrap_aggregate([[0.5], [0.7]], np.mean)
+    assert est == pytest.approx(0.6) and math.isnan(lo) and math.isnan(hi)
+
+
+# ----------------------------------------------------------------------------- ranks and tests
+
+
+def test_rank_blocks_ties_share_the_mean_rank():
+    v = np.array([[3.0, 1.0, 2.0], [1.0, 1.0, 0.0]])
+    assert rank_blocks(v).tolist() == [[1.0, 3.0, 2.0], [1.5, 1.5, 3.0]]
+    assert rank_blocks(v, higher_is_better=False).tolist() == [[3.0, 1.0, 2.0], [2.5, 2.5, 1.0]]
+    with pytest.raises(ValueError, match="complete blocks"):
+        rank_blocks(np.array([[1.0, nan]]))
+
+
+def test_friedman_hand_computed():
+    # 4 blocks, 3 methods, identical ranks 1, 2, 3 in every block: rank sums 4, 8, 12;
+    # chi2 = 12 / (n k (k+1)) * sum R^2 - 3 n (k+1) = 12/48 * 224 - 48 = 8; p = exp(-8/2).
+    v = np.array([[3.0, 2.0, 1.0]] * 4)
+    stat, p = friedman(v)
+    assert stat == pytest.approx(8.0)
+    assert p == pytest.approx(math.exp(-4.0))
+    assert all(math.isnan(x) for x in friedman(v[:, :2]))  # fewer than 3 methods
+    assert all(math.isnan(x) for x in friedman(np.ones((4, 3))))  # all ties: nothing to test
+
+
+def test_holm_hand_computed():
+    # sorted 0.01, 0.03, 0.04 -> x3, x2, x1 = 0.03, 0.06, 0.04 -> running max 0.03, 0.06, 0.06
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.5, 0.01]) == pytest.approx([0.5, 0.02])
+    assert holm([0.9, 0.6]) == pytest.approx([1.0, 1.0])  # capped at 1
+    out = holm([0.02, nan, 0.01])
+    assert math.isnan(out[1]) and out[[0, 2]] == pytest.approx([0.02, 0.02])
+
+
+def test_wilcoxon_holm_hand_computed():
+    # Method 0 beats method 1 on all 5 blocks (differences 1..5, no ties):
+    # exact two-sided signed-rank p = 2 / 2^5 = 0.0625. Method 2 equals method 1: p = 1.
+    base = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    v = np.column_stack([base * 2, base, base])
+    raw, adj = pairwise_wilcoxon_holm(v)
+    assert raw[0, 1] == pytest.approx(0.0625) and raw[1, 0] == raw[0, 1]
+    assert raw[0, 2] == pytest.approx(0.0625)
+    assert raw[1, 2] == 1.0
+    assert adj[0, 1] == pytest.approx(min(1.0, 0.0625 * 3))
+    assert np.isnan(np.diag(raw)).all()
+
+
+def test_cd_cliques():
+    ranks = [1.0, 2.0, 3.0, 4.0]
+    none = np.zeros((4, 4), bool)
+    assert cd_cliques(ranks, none) == [[0, 1, 2, 3]]
+    assert cd_cliques(ranks, ~np.eye(4, dtype=bool)) == []
+    sig = np.zeros((4, 4), bool)
+    for i, j in [(0, 2), (0, 3), (1, 3)]:
+        sig[i, j] = sig[j, i] = True
+    assert cd_cliques(ranks, sig) == [[0, 1], [1, 2], [2, 3]]
+    # indices refer to the input order, cliques follow rank order
+    assert cd_cliques([3.0, 1.0, 2.0], np.zeros((3, 3), bool)) == [[1, 2, 0]]
+
+
+def test_rank_methods_orders_and_gates_on_friedman():
+    v = np.array([[1.0, 2.0, 3.0]] * 6)  # method 2 best everywhere
+    res = rank_methods(v, ["a", "b", "c"])
+    assert res.methods == ["c", "b", "a"] and res.mean_ranks.tolist() == [1.0, 2.0, 3.0]
+    assert res.friedman_p < 0.05 and res.n_blocks == 6
+    # 6 blocks, one-sided sweep: each Wilcoxon p = 2/64 = 0.03125, Holm x3 -> 0.094: not significant
+    assert not res.significant.any() and res.cliques == [[0, 1, 2]]
+    flat = rank_methods(np.ones((5, 3)), ["a", "b", "c"])
+    assert math.isnan(flat.friedman_p) and not flat.significant.any()
+    with pytest.raises(ValueError, match="expected"):
+        rank_methods(v, ["a", "b"])
+
+
+# ----------------------------------------------------------------------------- profiles and fronts
+
+
+def test_performance_profile_hand_computed():
+    inf = float("inf")
+    costs = np.array([[1.0, 2.0], [2.0, 2.0], [inf, 3.0]])
+    # ratios: [1, 2], [1, 1], [inf, 1]
+    rho = performance_profile(costs, [1.0, 1.5, 2.0, 100.0])
+    assert np.allclose(rho, [[2 / 3, 2 / 3], [2 / 3, 2 / 3], [2 / 3, 1.0], [2 / 3, 1.0]])
+    # best cost 0: zero-cost solvers get ratio 1, the others never count
+    assert performance_profile(np.array([[0.0, 0.0], [0.0, 1.0]]), [10.0]).tolist() == [[1.0, 0.5]]
+    # a problem nobody solves counts against everyone
+    assert performance_profile(np.array([[nan, inf], [1.0, 1.0]]), [5.0]).tolist() == [[0.5, 0.5]]
+    with pytest.raises(ValueError, match="non-negative"):
+        performance_profile(np.array([[-1.0, 1.0]]), [1.0])
+
+
+def test_quality_costs():
+    assert quality_costs(np.array([2.0, 4.0, 0.0, nan]), "max").tolist() == [0.5, 0.25, float("inf"), float("inf")]
+    assert quality_costs(np.array([0.0, 0.3, nan]), "min").tolist() == [0.0, 0.3, float("inf")]
+    # best / value: a cut of 90 against a best of 100 has ratio 100/90
+    rho = performance_profile(quality_costs(np.array([[100.0, 90.0]]), "max"), [1.1, 1.12])
+    assert rho.tolist() == [[1.0, 0.0], [1.0, 1.0]]
+
+
+def test_pareto_front_hand_computed():
+    cost = [1.0, 2.0, 3.0, 1.0, nan]
+    quality = [1.0, 3.0, 2.0, 0.5, 9.0]
+    # (3, 2) is dominated by (2, 3); (1, 0.5) by (1, 1); NaN never optimal
+    assert pareto_front(cost, quality).tolist() == [True, True, False, False, False]
+    assert pareto_front([1.0, 1.0], [2.0, 2.0]).tolist() == [True, True]  # equal points do not dominate each other

@@ -1,0 +1,1 @@
+"""The Streamlit leaderboard (app.py) and its data, views and charts."""

@@ -1,0 +1,116 @@
+"""What the leaderboard reads: published bundles or a local run store, as data only.
+
+This module imports pandas, :mod:`bench.bundle` (Parquet and JSON readers) and
+:mod:`bench.store` (the run-record schema); never a task, method or baseline
+module (``tests/test_leaderboard.py`` checks it in a fresh interpreter).
+
+A local store has no task metadata beside its records. ``python -m bench
+leaderboard --store DIR`` (the trusted CLI) writes it to ``DIR/_tasks/<task>.json``
+before starting the app; this module only reads those files.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bench.bundle import load_bundles
+from bench.store import Store
+
+__all__ = ["Data", "load_results", "load_store", "STORE_META_DIR"]
+
+#: Where ``bench leaderboard --store`` puts task metadata inside the store.
+STORE_META_DIR = "_tasks"
+
+
+@dataclass
+class Data:
+    """Everything the app shows, as plain data.
+
+    ``records`` holds one row per job (all tasks, all versions); ``tasks`` maps
+    a task name to its exported metadata (``meta``, ``tiers``, ``instances``);
+    ``provenance`` maps a bundle path (or ``store``) to its manifest.
+    """
+
+    source: str
+    records: pd.DataFrame
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    claims: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    paper_results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    methods: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def task_records(self, task: str, tier: str | None = None) -> pd.DataFrame:
+        """Records of the task's current version (and one tier, if given)."""
+        if self.records.empty or task not in self.tasks:
+            return self.records.iloc[0:0]
+        version = self.tasks[task]["meta"]["version"]
+        df = self.records[(self.records["task"] == task) & (self.records["task_version"].astype(str) == str(version))]
+        if tier is not None:
+            df = df[df["tier"] == tier]
+        return df
+
+
+def load_results(results_dir: str | Path) -> Data:
+    """Every bundle under ``results_dir``; unreadable ones become warnings that name them."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the same messages come back in b.warnings
+        b = load_bundles(results_dir)
+    return Data(
+        source=f"published bundles in {results_dir}",
+        records=b.records,
+        tasks=b.tasks,
+        claims=b.claims,
+        paper_results=b.paper_results,
+        methods=b.methods,
+        provenance=b.manifests,
+        warnings=list(b.warnings),
+    )
+
+
+def load_store(store_dir: str | Path) -> Data:
+    """The records of a local run store, with the task metadata exported beside them.
+
+    Tasks without exported metadata are skipped with a warning that says how
+    to export it (``python -m bench leaderboard --store DIR``).
+    """
+    root = Path(store_dir)
+    out = Data(source=f"local run store {root}", records=pd.DataFrame())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        df = Store(root).frame()
+    out.warnings += [str(w.message) for w in caught]
+    if df.empty:
+        return out
+    df["origin"] = "local (not published)"
+    df["bundle"] = "store"
+    keep = []
+    for task in sorted(df["task"].unique()):
+        path = root / STORE_META_DIR / f"{task}.json"
+        try:
+            meta = json.loads(path.read_text())
+            out.tasks[task] = meta["task"]
+            out.claims[task] = list(meta.get("claims", []))
+            out.paper_results[task] = list(meta.get("paper_results", []))
+            out.methods[task] = {m["name"]: m for m in meta.get("methods", [])}
+            keep.append(task)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            out.warnings.append(
+                f"{path}: task {task!r} skipped, no readable metadata ({type(exc).__name__}); "
+                f"start the app with `python -m bench leaderboard --store {root}`, which exports it"
+            )
+    out.records = df[df["task"].isin(keep)].reset_index(drop=True)
+    sweeps = {}
+    for p in sorted((root / "_sweeps").glob("*.json")):
+        try:
+            sweeps[p.stem] = json.loads(p.read_text())
+        except (OSError, ValueError):
+            out.warnings.append(f"{p}: unreadable sweep manifest skipped")
+    out.provenance = {"store": {"origin": "local (not published)", "bundle": "store", "sweeps": list(sweeps.values())}}
+    return out

@@ -1,0 +1,90 @@
+"""Real-browser end-to-end test: Streamlit on a free port, Debian's Chromium driven by Playwright.
+
+No browser is downloaded: Playwright launches the system ``chromium`` through
+``executable_path`` (``.ci/run`` installs it). Skipped when Chromium is absent,
+failed instead when ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from leaderboard_fixtures import lb_source, results_copy  # noqa: F401
+
+from leaderboard.serve import CHROMIUM_ARGS, chromium_path, serve
+
+pytestmark = pytest.mark.slow
+
+XSS = "<script>window.__xss=1</script>"
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    path = chromium_path()
+    if path is None:
+        msg = "Debian's chromium is not installed (apt-get install chromium; .ci/run does it)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            pytest.fail("the playwright Python package is missing")
+        pytest.skip("the playwright Python package is missing")
+    return path
+
+
+def _forge_name(results_dir) -> None:
+    import pandas as pd
+
+    path = next((results_dir / "toy-mean").glob("*/records.parquet"))
+    df = pd.read_parquet(path)
+    df["method"] = df["method"].where(df["method"] != "toy-noisy", XSS)
+    df.to_parquet(path, index=False)
+
+
+def test_overview_and_task_page_in_chromium(chromium, results_copy, tmp_path):  # noqa: F811
+    from playwright.sync_api import sync_playwright
+
+    _forge_name(results_copy)
+    dialogs: list[str] = []
+    with serve("--results", str(results_copy)) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1100})
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.set_default_timeout(90_000)
+
+            page.goto(f"{url}/?view=Overview")
+            page.get_by_text("Across tasks, by role").wait_for()
+            page.get_by_text("its aggregate is empty").wait_for()
+            page.locator('[data-testid="stDataFrame"]').first.wait_for()
+            page.wait_for_timeout(1500)
+            page.screenshot(path=str(tmp_path / "overview.png"), full_page=True)
+
+            page.goto(f"{url}/?view=Task&task=toy-mean")
+            page.get_by_text("toy-mean (v1), smoke tier").wait_for()
+            page.get_by_text("4 methods, 3 instances after filters").wait_for()
+            page.get_by_text("Friedman test").wait_for()
+            # a method named like a script is shown as text and never runs
+            page.goto(f"{url}/?view=Method&task=toy-mean&method={XSS}")
+            page.get_by_text(f"{XSS} on toy-mean").wait_for()
+            assert page.evaluate("() => window.__xss") is None
+
+            page.goto(f"{url}/?view=Task&task=toy-mean")
+            page.get_by_text("4 methods, 3 instances after filters").wait_for()
+            # filter: drop the "method" kind (the last chip of the "method kind" multiselect)
+            box = page.locator('[data-testid="stMultiSelect"]').filter(has_text="method kind")
+            box.locator("input").click()
+            page.keyboard.press("Backspace")
+            page.keyboard.press("Escape")
+            page.get_by_text("3 methods, 3 instances after filters").wait_for()
+            page.wait_for_timeout(1500)
+            page.screenshot(path=str(tmp_path / "task.png"), full_page=True)
+        finally:
+            browser.close()
+    assert not dialogs
+    assert (tmp_path / "overview.png").stat().st_size > 10_000
+    assert (tmp_path / "task.png").stat().st_size > 10_000
