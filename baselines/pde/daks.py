@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from typing import Any
 
 import numpy as np
@@ -80,7 +81,9 @@ def daks_points(problem: PDEProblem, N: int, seed: int) -> tuple[np.ndarray, np.
     lo = np.array([a for a, _ in problem.domain])
     hi = np.array([b for _, b in problem.domain])
     sob = qmc.Sobol(d, scramble=True, seed=np.random.default_rng([seed, 1]))
-    Xi = lo + (hi - lo) * sob.random(ni)
+    with warnings.catch_warnings():  # Sobol's balance warning for n not a power of 2
+        warnings.simplefilter("ignore", UserWarning)
+        Xi = lo + (hi - lo) * sob.random(ni)
     Xb = problem.boundary_points(nb, rng=np.random.default_rng([seed, 2]))
     return Xi, Xb
 

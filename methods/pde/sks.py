@@ -183,7 +183,7 @@ def solve_sks(instance: Any, *, seed: int, budget: float, max_steps: int, kernel
     tasks=["pde"],
     reference=REFERENCE + " (matrix-free Gauss-Newton: this bench's variant)",
     version="1",
-    params={"max_steps": 49, "kernel": "se", "cg_rtol": 1e-10, "cg_maxiter": 500},
+    params={"max_steps": 20, "kernel": "se", "cg_rtol": 1e-10, "cg_maxiter": 200},
     deterministic=True,
     deviations=COMMON_DEVIATIONS
     + " Not in the paper: each GN system is solved by PCG (Kronecker mat-vecs, fast-diagonalisation "
