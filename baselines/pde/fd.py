@@ -41,13 +41,13 @@ def fd_steady(problem: PDEProblem, n: int, max_newton: int = 50, tol: float = 1e
     """Solve a square Dirichlet problem on the n×n grid; returns ``(axes, U)``."""
     axes = [np.linspace(lo, hi, n) for lo, hi in problem.domain]
     h = [a[1] - a[0] for a in axes]
-    I = sp.identity(n, format="csr")
+    eye = sp.identity(n, format="csr")
     ops = {}
     for name, spec in problem.functionals_of().items():
         A = sp.csr_matrix((n * n, n * n))
         for (a, b), c in spec.items():
-            fa = {0: I, 1: _d1(n, h[0]), 2: _d2(n, h[0])}[a]
-            fb = {0: I, 1: _d1(n, h[1]), 2: _d2(n, h[1])}[b]
+            fa = {0: eye, 1: _d1(n, h[0]), 2: _d2(n, h[0])}[a]
+            fb = {0: eye, 1: _d1(n, h[1]), 2: _d2(n, h[1])}[b]
             A = A + c * sp.kron(fa, fb, format="csr")
         ops[name] = A
     g = np.meshgrid(*axes, indexing="ij")
@@ -94,7 +94,7 @@ def fd_burgers(problem: Burgers, nx: int, nt: int, max_newton: int = 30) -> tupl
     U = np.zeros((nx, nt))
     U[:, 0] = -np.sin(np.pi * x)
     U[0, 0] = U[-1, 0] = 0.0
-    I = sp.identity(m, format="csr")
+    eye = sp.identity(m, format="csr")
 
     def Fop(w: np.ndarray) -> np.ndarray:
         return w * (D1 @ w) - problem.nu * (D2 @ w)
@@ -105,7 +105,7 @@ def fd_burgers(problem: Burgers, nx: int, nt: int, max_newton: int = 30) -> tupl
         Fold = Fop(old)
         for _ in range(max_newton):
             G = (w - old) / dt + 0.5 * (Fop(w) + Fold)
-            J = I / dt + 0.5 * (sp.diags(D1 @ w) + sp.diags(w) @ D1 - problem.nu * D2)
+            J = eye / dt + 0.5 * (sp.diags(D1 @ w) + sp.diags(w) @ D1 - problem.nu * D2)
             dw = spla.spsolve(J.tocsc(), G)
             w = w - dw
             if np.linalg.norm(dw) <= 1e-13 * max(1.0, np.linalg.norm(w)):

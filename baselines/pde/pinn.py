@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from baselines.pde.daks import daks_points
 from bench.registry import method
 from bench.sandbox import time_left
-from baselines.pde.daks import daks_points
 from tasks.pde.problems import problem_from_data
 
 __all__ = ["solve_pinn"]

@@ -28,19 +28,19 @@ from typing import Any
 
 import numpy as np
 
-from bench.registry import UnknownNameError
-from bench.registry import register_task
-from bench.task import Instance, InstanceSpec, InvalidSolution, Metric, Normalization, Paper, Reference, Task, TaskMeta
-from tasks.pde.problems import (
-    AllenCahn,
-    Burgers,
-    Eikonal,
-    Elliptic,
-    GridError,
-    PDEParameterError,
-    PDEProblem,
-    make_problem,
+from bench.registry import UnknownNameError, register_task
+from bench.task import (
+    Instance,
+    InstanceSpec,
+    InvalidSolution,
+    Metric,
+    Normalization,
+    Paper,
+    Reference,
+    Task,
+    TaskMeta,
 )
+from tasks.pde.problems import Elliptic, GridError, PDEParameterError, PDEProblem, make_problem
 from tasks.pde.references import REFERENCE_VERSION, reference
 
 __all__ = ["PDETask", "parse_instance_id", "eval_axes", "SMOKE_IDS", "TIER_IDS", "as_field", "GridError", "PDEParameterError"]
