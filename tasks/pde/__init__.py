@@ -51,18 +51,18 @@ N_MIN, N_MAX = 16, 1_000_000
 SMOKE_IDS: tuple[str, ...] = ("elliptic-N324", "burgers-nu0.02-N588")
 
 _STANDARD = {
-    "elliptic": (324, 625, 1225, 2401, 4096, 10000, 40000),
+    "elliptic": (324, 625, 1225, 2401, 10000, 40000),
     "burgers-nu0.02": (588, 1200, 4900, 10800),
-    "burgers-nu0.001": (588, 1200, 4800),
-    "eikonal-eps0.1": (324, 625, 1225, 2401),
+    "burgers-nu0.001": (1200, 4800),
+    "eikonal-eps0.1": (324, 625, 1225),
     "allen-cahn-a15": (2401, 4900),
     "allen-cahn-a20": (2401, 4900),
 }
 _FULL = {
-    "elliptic": (*_STANDARD["elliptic"], 90000),
+    "elliptic": (*_STANDARD["elliptic"], 4096, 90000),
     "burgers-nu0.02": (*_STANDARD["burgers-nu0.02"], 2352, 19200),
-    "burgers-nu0.001": (*_STANDARD["burgers-nu0.001"], 2352, 43200, 67500, 97200, 120000),
-    "eikonal-eps0.1": (*_STANDARD["eikonal-eps0.1"], 10000),
+    "burgers-nu0.001": (*_STANDARD["burgers-nu0.001"], 588, 2352, 43200, 67500, 97200, 120000),
+    "eikonal-eps0.1": (*_STANDARD["eikonal-eps0.1"], 2401, 10000),
     "allen-cahn-a15": (625, 1225, *_STANDARD["allen-cahn-a15"], 6400, 8100, 22500, 40000),
     "allen-cahn-a20": (625, 1225, *_STANDARD["allen-cahn-a20"], 6400, 8100, 22500, 40000),
 }
