@@ -147,8 +147,11 @@ class DaksModel:
         return out
 
 
-def gauss_newton(model: DaksModel, steps: int, deadline: float = math.inf) -> np.ndarray:
-    """Gauss–Newton on the eliminated problem from zero; returns the final measurement vector z."""
+def gauss_newton(model: DaksModel, steps: int, deadline: float = math.inf, step_times: list[float] | None = None) -> np.ndarray:
+    """Gauss–Newton on the eliminated problem from zero; returns the final measurement vector z.
+
+    ``step_times``, if given, receives the wall time of each step (for the scaling study).
+    """
     p = model.problem
     free = [n for n in model.names if n != p.eliminated]
     ni = model.Xi.shape[0]
@@ -158,6 +161,7 @@ def gauss_newton(model: DaksModel, steps: int, deadline: float = math.inf) -> np
     L = model.chol[0]
     z = None
     for _ in range(steps):
+        t0 = time.perf_counter()
         z, de = model.z_of(W, f, g)
         # z(w) ≈ Jz w + c with Jz = [I on free blocks; diag(∂e/∂w) on the eliminated block; 0 on the boundary]
         M = z.size
@@ -173,6 +177,8 @@ def gauss_newton(model: DaksModel, steps: int, deadline: float = math.inf) -> np
         b = sla.solve_triangular(L, c, lower=True, check_finite=False)
         w_new = -sla.solve(A.T @ A, A.T @ b, assume_a="pos")
         W = {n: w_new[k * ni:(k + 1) * ni] for k, n in enumerate(free)}
+        if step_times is not None:
+            step_times.append(time.perf_counter() - t0)
         if time.perf_counter() > deadline:
             break
     z, _ = model.z_of(W, f, g)
