@@ -60,8 +60,11 @@ class _Adam:
             p -= lr * upd
 
 
-def adam_official(model: KronModel, steps: int, deadline: float = math.inf) -> np.ndarray:
-    """Run the official Adam schedule for ``model.problem.kind``; returns η (grid-shaped)."""
+def adam_official(model: KronModel, steps: int, deadline: float = math.inf, info: dict | None = None) -> np.ndarray:
+    """Run the official Adam schedule for ``model.problem.kind``; returns η (grid-shaped).
+
+    ``info``, if given, receives the final effective weights ``v`` and ``tau`` and the steps run.
+    """
     kind = model.problem.kind
     S0, S1 = model.ops[(0, 0)], model.ops[(1, 0)]
     bm = model.bmask
@@ -108,6 +111,9 @@ def adam_official(model: KronModel, steps: int, deadline: float = math.inf) -> n
         else:
             gX = model.kinv(H) + gH
             opt.step([X], [gX])
+    if info is not None:
+        scale = np.exp(logs) if whiten else np.ones(2)
+        info.update({"v": v * float(scale[0]), "tau": tau * float(scale[1]), "steps": opt.t if warm == 0 else it + 1})
     return L[0] @ X @ L[1].T if whiten else X
 
 
