@@ -246,3 +246,30 @@ def test_claims_and_paper_results_load(task):
     assert {c.id for c in claims} >= {"sks-accuracy-comparable-to-daks", "sks-cheaper-than-daks-large-n", "sks-scales-beyond-daks"}
     rows = task.paper_results()
     assert rows and all(r.source for r in rows)
+
+
+def test_cli_bad_pde_parameter_is_one_line_exit_2(cli, tmp_path):
+    rc, out, err = cli("run", "--task", "pde", "--instances", "burgers-nu0-N100", "--method", "fd", "--store", tmp_path)
+    assert rc == 2 and "nu must be a finite number > 0" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("iid", "exc", "msg"),
+    [
+        ("elliptic-N3", PDEParameterError, "budget N=3 is outside"),
+        ("allen-cahn-a500-N100", PDEParameterError, "a=500 > 100"),
+        ("ellipticc-N100", ValueError, "unknown instance of task pde"),
+    ],
+)
+def test_planning_refuses_bad_instances(task, iid, exc, msg):
+    from bench.runner import RunOptions, plan
+
+    with pytest.raises(exc, match=msg):
+        plan(task, [], RunOptions(task="pde", tier="smoke", instances=[iid]))
+
+
+def test_unlisted_well_formed_instance_loads(task):
+    assert "burgers-nu0.005-N300" in task.all_instances()
+    inst = task.load("burgers-nu0.005-N300")
+    assert inst.data["pde"] == {"kind": "burgers", "nu": 0.005}

@@ -176,6 +176,24 @@ def _load(instance_id: str) -> Instance:
     )
 
 
+class _Catalog(dict):
+    """Listed instances, plus any well-formed id asked about (``--instances burgers-nu0.005-N300``).
+
+    A well-formed id with a bad parameter raises :class:`PDEParameterError`
+    (a ``ValueError``: the CLI prints it on one line) instead of "unknown instance".
+    """
+
+    def __contains__(self, instance_id: object) -> bool:
+        if dict.__contains__(self, instance_id):
+            return True
+        try:
+            spec = _spec(instance_id)  # type: ignore[arg-type]
+        except UnknownNameError:
+            return False
+        self[spec.id] = spec
+        return True
+
+
 _TEMPLATE = """\
     # Linear interpolation of the Dirichlet data is not a solution; this returns zeros, which
     # the verifier accepts (and scores badly). Replace with your solver.
@@ -228,6 +246,14 @@ class PDETask(Task):
         if tier not in TIER_IDS:
             raise ValueError(f"unknown tier {tier!r}; tiers are smoke, standard, full")
         return [_spec(i) for i in TIER_IDS[tier]]
+
+    def all_instances(self) -> dict[str, InstanceSpec]:
+        """Every listed instance by id; any other well-formed id is accepted (and checked) on lookup."""
+        out = _Catalog()
+        for tier in TIER_IDS:
+            for spec in self.instances(tier):
+                out.setdefault(spec.id, spec)
+        return out
 
     def budget(self, tier: str, spec: InstanceSpec) -> float:
         """Seconds per job: 10 (smoke), 600 (standard), 3600 (full)."""
