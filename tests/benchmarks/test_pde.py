@@ -1,0 +1,48 @@
+"""pde performance targets (pytest-benchmark; `make benchmark`; skipped in `make test`).
+
+- Our dense Gauss-Newton SKS reproduces the official elliptic figures (error within
+  10% at the same size) in at most half the official time (12.8 s at 18², 105 s at 49²).
+- Our matrix-free SKS: elliptic on a 200×200 grid, RMSE <= 1e-5 in under 120 s and 2 GiB.
+"""
+
+from __future__ import annotations
+
+import resource
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits
+
+from bench.registry import get_task
+from methods.pde.sks import solve_sks, solve_sks_mf
+
+
+@pytest.mark.parametrize(("iid", "official_rmse", "official_s"), [("elliptic-N324", 8.16e-5, 12.8), ("elliptic-N2401", 1.33e-6, 105.0)])
+def test_sks_dense_matches_official_in_half_the_time(benchmark, iid, official_rmse, official_s):
+    task = get_task("pde")
+    inst = task.load(iid)
+    with threadpool_limits(1):
+        u = benchmark.pedantic(lambda: solve_sks(inst, seed=0, budget=600, max_steps=49, kernel="se"), rounds=3, iterations=1)
+    rmse = task.evaluate(inst, u)["rmse"]
+    med = benchmark.stats.stats.median
+    benchmark.extra_info.update({"rmse": rmse, "median_s": med})
+    assert rmse <= 1.1 * official_rmse
+    assert med <= official_s / 2
+
+
+def test_sks_mf_elliptic_200(benchmark):
+    task = get_task("pde")
+    inst = task.load("elliptic-N40000")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with threadpool_limits(1):
+        u = benchmark.pedantic(
+            lambda: solve_sks_mf(inst, seed=0, budget=600, max_steps=30, kernel="se", cg_rtol=1e-6, cg_maxiter=2000),
+            rounds=1,
+            iterations=1,
+        )
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rmse = task.evaluate(inst, u)["rmse"]
+    benchmark.extra_info.update({"rmse": rmse, "peak_rss_mb": peak_mb, "rss_before_mb": before / 1024})
+    assert np.isfinite(rmse) and rmse <= 1e-5
+    assert benchmark.stats.stats.median < 120
+    assert peak_mb < 2048
