@@ -23,6 +23,7 @@ __all__ = [
     "kcenter_greedy",
     "badge_embedding",
     "kmeanspp_seeding",
+    "badge_seeding",
     "Random",
     "Confidence",
     "Margin",
@@ -53,32 +54,33 @@ def top_unlabeled(scores: np.ndarray, labeled: np.ndarray, count: int) -> np.nda
     return cand[order[:count]].astype(np.int64)
 
 
-def kcenter_greedy(X: np.ndarray, labeled: np.ndarray, count: int) -> np.ndarray:
+def _min_dist(X: np.ndarray, sq: np.ndarray, centers: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """``min(d, distance to the nearest of centers)`` for every row of ``X``, in blocks of 256 centers."""
+    for s in range(0, centers.size, 256):
+        C = X[centers[s : s + 256]]
+        D = sq[:, None] - 2 * X @ C.T + np.einsum("ij,ij->i", C, C)[None, :]
+        d = np.minimum(d, np.sqrt(np.maximum(D, 0.0)).min(axis=1))
+    return d
+
+
+def kcenter_greedy(X: np.ndarray, labeled: np.ndarray, count: int, d: np.ndarray | None = None) -> np.ndarray:
     """Sener & Savarese's k-center greedy: repeatedly take the point farthest from every chosen/labelled point.
 
     Euclidean distances on ``X`` (``(n, d)``); ties go to the lowest index.
+    ``d`` may carry each point's distance to the labelled set already (the
+    strategy keeps it between rounds); it is recomputed when omitted.
     """
     n = X.shape[0]
     sq = np.einsum("ij,ij->i", X, X)
-
-    def dist_to(i: int) -> np.ndarray:
-        return np.sqrt(np.maximum(sq - 2 * X @ X[i] + sq[i], 0.0))
-
-    if labeled.size:
-        # blocks keep memory at O(n * block)
-        d = np.full(n, np.inf)
-        for s in range(0, labeled.size, 256):
-            L = X[labeled[s : s + 256]]
-            D = sq[:, None] - 2 * X @ L.T + np.einsum("ij,ij->i", L, L)[None, :]
-            d = np.minimum(d, np.sqrt(np.maximum(D, 0.0)).min(axis=1))
-    else:
-        d = dist_to(0)
+    if d is None:
+        d = _min_dist(X, sq, labeled, np.full(n, np.inf)) if labeled.size else np.full(n, np.inf)
+    d = d.copy()
     d[labeled] = -1.0
     out = []
     for _ in range(count):
         i = int(np.argmax(d))
         out.append(i)
-        d = np.minimum(d, dist_to(i))
+        d = np.minimum(d, np.sqrt(np.maximum(sq - 2 * X @ X[i] + sq[i], 0.0)))
         d[i] = -1.0
     return np.asarray(out, dtype=np.int64)
 
@@ -95,29 +97,49 @@ def badge_embedding(features: np.ndarray, proba: np.ndarray) -> np.ndarray:
     return (g[:, :, None] * features[:, None, :]).reshape(features.shape[0], -1)
 
 
+def _d2_sample(d2: np.ndarray, taken: np.ndarray, rng: np.random.Generator) -> int:
+    """One draw with probability ∝ ``d2`` (uniform over untaken rows when ``d2`` is all zero)."""
+    c = np.cumsum(d2)
+    if c[-1] > 0:
+        i = int(np.searchsorted(c, rng.random() * c[-1], side="right"))
+        return min(i, d2.size - 1)
+    return int(rng.choice(np.flatnonzero(~taken)))
+
+
 def kmeanspp_seeding(E: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
     """BADGE's k-means++ seeding: first the largest-norm row, then rows drawn with probability ∝ D².
 
     Returns row indices of ``E`` (``(m, D)``). When every remaining distance
     is 0 (duplicates), the rest are drawn uniformly from unchosen rows.
     """
-    m = E.shape[0]
     sq = np.einsum("ij,ij->i", E, E)
+    return _seeding(sq, lambda i: E @ E[i], count, rng)
+
+
+def badge_seeding(G: np.ndarray, X: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """:func:`kmeanspp_seeding` on ``badge_embedding(X, P)`` without forming it.
+
+    With ``G = p - onehot`` (``(m, K)``) and features ``X`` (``(m, d)``),
+    ``<g_i ⊗ x_i, g_j ⊗ x_j> = (g_i · g_j)(x_i · x_j)``: each distance update
+    costs ``O(m (K + d))`` instead of ``O(m K d)``.
+    """
+    sq = np.einsum("ij,ij->i", G, G) * np.einsum("ij,ij->i", X, X)
+    return _seeding(sq, lambda i: (G @ G[i]) * (X @ X[i]), count, rng)
+
+
+def _seeding(sq: np.ndarray, dots: Any, count: int, rng: np.random.Generator) -> np.ndarray:
+    m = sq.size
     first = int(np.argmax(sq))
     chosen = [first]
-    d2 = np.maximum(sq - 2 * E @ E[first] + sq[first], 0.0)
-    d2[first] = 0.0
+    d2 = np.maximum(sq - 2 * dots(first) + sq[first], 0.0)
     taken = np.zeros(m, dtype=bool)
     taken[first] = True
+    d2[taken] = 0.0
     while len(chosen) < count:
-        tot = d2.sum()
-        if tot > 0:
-            i = int(rng.choice(m, p=d2 / tot))
-        else:
-            i = int(rng.choice(np.flatnonzero(~taken)))
+        i = _d2_sample(d2, taken, rng)
         chosen.append(i)
         taken[i] = True
-        d2 = np.minimum(d2, np.maximum(sq - 2 * E @ E[i] + sq[i], 0.0))
+        d2 = np.minimum(d2, np.maximum(sq - 2 * dots(i) + sq[i], 0.0))
         d2[taken] = 0.0
     return np.asarray(chosen, dtype=np.int64)
 
@@ -181,10 +203,20 @@ class Entropy(_OneShot):
     **_COMMON,
 )
 class Coreset(_OneShot):
-    """k-center greedy on the pool features."""
+    """k-center greedy on the pool features (distances to the labelled set are kept between rounds)."""
+
+    _d: np.ndarray | None = None
+    _seen = 0
 
     def pick(self, state: dict[str, Any], count: int) -> np.ndarray:
-        return kcenter_greedy(np.asarray(state["features"], dtype=np.float64), np.asarray(state["labeled"]), count)
+        X = np.asarray(state["features"], dtype=np.float64)
+        labeled = np.asarray(state["labeled"], dtype=np.int64)
+        if self._d is None:
+            self._d = np.full(X.shape[0], np.inf)
+        sq = np.einsum("ij,ij->i", X, X)
+        self._d = _min_dist(X, sq, labeled[self._seen :], self._d)  # only the points labelled since last time
+        self._seen = labeled.size
+        return kcenter_greedy(X, labeled, count, d=self._d)
 
 
 @method(
@@ -205,5 +237,7 @@ class Badge(_OneShot):
         X = np.asarray(state["features"], dtype=np.float64)
         P = np.asarray(state["proba"], dtype=np.float64)
         cand = np.flatnonzero(unlabeled_mask(X.shape[0], np.asarray(state["labeled"])))
-        rows = kmeanspp_seeding(badge_embedding(X[cand], P[cand]), count, self.rng)
+        G = P[cand].copy()
+        G[np.arange(cand.size), np.argmax(G, axis=1)] -= 1.0
+        rows = badge_seeding(G, X[cand], count, self.rng)
         return cand[rows].astype(np.int64)

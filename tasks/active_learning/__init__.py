@@ -221,6 +221,7 @@ def replay(pool: Pool, solution: Any) -> dict[str, float]:
     counts_by_class = np.bincount(pool.clean[q], minlength=K)
     majority = int(np.argmax(pool.class_counts))
     out = {f"bacc_r{r:02d}": float(v) for r, v in enumerate(curve)}
+    out.update({f"labels_r{r:02d}": float(e) for r, e in enumerate(want.tolist())})
     out.update(
         final_bacc=float(c[-1]),
         auc_bacc=auc,

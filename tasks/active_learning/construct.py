@@ -15,9 +15,11 @@ clean labels). Examples: ``digits-k3-p00``, ``letter-k10-p10``,
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import json
+import os
 import re
 import shutil
 from dataclasses import asdict, dataclass, replace
@@ -308,21 +310,23 @@ def prepared_pool(instance_id: str) -> tuple[Any, Path]:
 
     setting = parse_id(instance_id)
     path = _pool_path(setting)
-    meta = path / "bench_pool.json"
-    if meta.exists():
-        info = json.loads(meta.read_text())
-        if info.get("fingerprint") == fingerprint(setting):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Several workers may ask for the same pool at once: one builds it, the others wait and load it.
+    with open(path.with_name(path.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        meta = path / "bench_pool.json"
+        if meta.exists() and json.loads(meta.read_text()).get("fingerprint") == fingerprint(setting):
             return datasets.load_from_disk(str(path)), path
-    pool = build_pool(setting)
-    dd = _to_hf(pool)
-    tmp = path.with_name(path.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    dd.save_to_disk(str(tmp))
-    (tmp / "bench_pool.json").write_text(
-        json.dumps({"fingerprint": pool.fingerprint, "n_classes": pool.n_classes, "setting": asdict(pool.setting)})
-    )
-    shutil.rmtree(path, ignore_errors=True)
-    tmp.replace(path)
+        pool = build_pool(setting)
+        dd = _to_hf(pool)
+        tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        dd.save_to_disk(str(tmp))
+        (tmp / "bench_pool.json").write_text(
+            json.dumps({"fingerprint": pool.fingerprint, "n_classes": pool.n_classes, "setting": asdict(pool.setting)})
+        )
+        shutil.rmtree(path, ignore_errors=True)
+        tmp.replace(path)
     return datasets.load_from_disk(str(path)), path
 
 

@@ -69,7 +69,7 @@ def fit(X: np.ndarray, y: np.ndarray, n_classes: int, head: str = "logreg") -> F
     if head == "logreg":
         from sklearn.linear_model import LogisticRegression
 
-        model = LogisticRegression(C=C, max_iter=1000, tol=1e-6)
+        model = LogisticRegression(C=C, max_iter=1000)
         model.fit(X, y, sample_weight=sw)
     elif head == "mlp":
         from sklearn.neural_network import MLPClassifier
