@@ -20,6 +20,7 @@ from baselines.active_learning.classic import (
     kmeanspp_seeding,
     uncertainty_scores,
 )
+from baselines.active_learning.cluster_margin import ClusterMargin, cluster_margin_select
 from baselines.active_learning.galaxy import Galaxy, galaxy_pick, galaxy_plan
 from methods.active_learning.direct import (
     Direct,
@@ -136,6 +137,13 @@ def test_galaxy_bisects_the_shortest_cut_run():
     assert galaxy_pick(L, np.random.default_rng(0)) == 2
 
 
+def test_cluster_margin_round_robin_smallest_cluster_first():
+    proba = np.array([[0.5, 0.5], [0.55, 0.45], [0.6, 0.4], [0.65, 0.35], [0.7, 0.3], [0.9, 0.1]])
+    clusters = np.array([0, 0, 0, 1, 1, 2])
+    # candidates: the 1.25 * 4 = 5 lowest margins (0..4); cluster 1 (2 candidates) before cluster 0 (3)
+    assert cluster_margin_select(proba, clusters, np.array([], dtype=np.int64), 4).tolist() == [3, 0, 4, 1]
+
+
 def test_direct_margins_tie_break():
     p = np.array([[0.5, 0.3, 0.2], [0.5, 0.5, 0.0]])
     m = direct_margins(p)
@@ -145,7 +153,7 @@ def test_direct_margins_tie_break():
 # ----------------------------------------------------------------------------- through the session
 
 
-@pytest.mark.parametrize("cls", [Direct, Galaxy, Badge, Coreset, Margin])
+@pytest.mark.parametrize("cls", [Direct, Galaxy, Badge, Coreset, Margin, ClusterMargin])
 def test_strategies_spend_exact_batches_through_the_session(cls):
     pool = load_pool("digits-k3-p10")
     params = {"B1": 5, "min_budget_per_class": 60} if cls is Direct else {}
