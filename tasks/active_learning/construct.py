@@ -64,6 +64,10 @@ PROTOCOL: dict[str, tuple[int, int, int, int]] = {
     "caravan": (50, 50, 20, 32),
     "blobs10": (50, 50, 10, 16),
 }
+#: Long-tail pools are smaller (letter-lt100: 3,303 points), so their protocol is too.
+PROTOCOL_LONGTAIL: dict[str, tuple[int, int, int, int]] = {
+    "letter": (50, 25, 20, 16),
+}
 
 
 @dataclass(frozen=True)
@@ -117,9 +121,11 @@ def parse_id(instance_id: str) -> Setting:
     ds = m["ds"]
     if ds not in PROTOCOL:
         raise ValueError(f"instance {instance_id!r}: unknown dataset {ds!r}; known: {', '.join(sorted(PROTOCOL))}")
-    n_init, batch, rounds, pca = PROTOCOL[ds]
     k = int(m["k"]) if m["k"] else 0
     lt = int(m["lt"]) if m["lt"] else 0
+    if lt and ds not in PROTOCOL_LONGTAIL:
+        raise ValueError(f"instance {instance_id!r}: no long-tail protocol for {ds}; long-tail datasets: {', '.join(PROTOCOL_LONGTAIL)}")
+    n_init, batch, rounds, pca = PROTOCOL_LONGTAIL[ds] if lt else PROTOCOL[ds]
     n_raw = RAW[ds].n_classes
     if not k and not lt:
         raise ValueError(f"instance {instance_id!r}: give -k<k> (merged classes) or -lt<rho> (long tail)")
