@@ -76,8 +76,8 @@ def plot_instance(df: pd.DataFrame, instance: str, out: Path) -> Path:
         mu = c.mean(axis=0)
         se = c.std(axis=0, ddof=1) / np.sqrt(c.shape[0]) if c.shape[0] > 1 else np.zeros_like(mu)
         lw = 2.4 if m == "direct" else 1.2
-        ax.plot(x, mu, label=f"{m} (n={c.shape[0]})", lw=lw, color="black" if m == "direct" else None)
-        ax.fill_between(x, mu - se, mu + se, alpha=0.15, color="black" if m == "direct" else None)
+        (line,) = ax.plot(x, mu, label=f"{m} (n={c.shape[0]})", lw=lw, color="black" if m == "direct" else None)
+        ax.fill_between(x, mu - se, mu + se, alpha=0.12, color=line.get_color(), lw=0)
     ax.set_xlabel("labels")
     ax.set_ylabel("balanced test accuracy")
     ax.set_title(instance)
