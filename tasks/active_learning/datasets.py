@@ -185,32 +185,31 @@ def download_raw(name: str, *, timeout: float = 60.0) -> Path:
 
 
 def _parse_keel(data: bytes, name: str) -> tuple[np.ndarray, np.ndarray]:
-    rows = [ln for ln in data.decode("ascii").splitlines() if ln.strip() and not ln.startswith("@")]
-    feats, labels = [], []
-    for i, ln in enumerate(rows):
-        parts = [p.strip() for p in ln.split(",")]
-        try:
-            feats.append([float(p) for p in parts[:-1]])
-        except ValueError:
-            raise MissingDataset(f"{name}: line {i + 1} has a non-numeric feature: {ln[:60]!r}") from None
-        labels.append(parts[-1])
+    """KEEL ``.dat``: comma-separated numbers with the class last; ``@`` lines are header."""
+    import pandas as pd
+
+    try:
+        df = pd.read_csv(io.BytesIO(data), header=None, comment="@", skipinitialspace=True, dtype=str)
+        X = df.iloc[:, :-1].to_numpy(dtype=np.float64)
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise MissingDataset(f"{name}: cannot read the KEEL file: {str(exc).splitlines()[0]}") from None
+    labels = df.iloc[:, -1].str.strip().to_numpy()
     classes = sorted(set(labels), key=lambda s: (len(s), s))
     if all(c.isdigit() for c in classes):
         classes = sorted(classes, key=int)
     lut = {c: j for j, c in enumerate(classes)}
-    return np.asarray(feats, dtype=np.float64), np.asarray([lut[c] for c in labels], dtype=np.int64)
+    return X, np.asarray([lut[c] for c in labels], dtype=np.int64)
 
 
 def _parse_caravan(data: bytes) -> tuple[np.ndarray, np.ndarray]:
-    import csv
+    import pandas as pd
 
-    rows = list(csv.reader(io.StringIO(data.decode("ascii"))))
-    header, body = rows[0], rows[1:]
-    if header[-1] != "Purchase":
-        raise MissingDataset(f"Caravan.csv: expected 'Purchase' as the last column, got {header[-1]!r}")
-    X = np.asarray([[float(v) for v in r[:-1]] for r in body], dtype=np.float64)
+    df = pd.read_csv(io.BytesIO(data))
+    if df.columns[-1] != "Purchase":
+        raise MissingDataset(f"Caravan.csv: expected 'Purchase' as the last column, got {df.columns[-1]!r}")
+    X = df.iloc[:, :-1].to_numpy(dtype=np.float64)
     # class 0 = "No" (the majority), class 1 = "Yes" (6%)
-    y = np.asarray([1 if r[-1] == "Yes" else 0 for r in body], dtype=np.int64)
+    y = (df["Purchase"].to_numpy() == "Yes").astype(np.int64)
     return X, y
 
 
