@@ -347,3 +347,14 @@ def test_claims_file_loads():
     ids = {c.id for c in claims}
     assert {"direct-saving-vs-best-60", "direct-saving-vs-random-80", "direct-robust-to-noise"} <= ids
     assert TASK.paper_results()
+
+
+def test_scaffold_writes_a_working_strategy():
+    src = TASK.scaffold("my-strategy", "baseline")
+    assert "class Strategy" in src and 'tasks=["active-learning"]' in src
+    ns: dict = {}
+    exec(compile(src.replace("from bench import method", "def method(**kw):\n    return lambda c: c"), "scaffold", "exec"), ns)
+    pool = load_pool(SMOKE)
+    strat = ns["Strategy"](None, seed=0, budget=1.0)
+    s, _ = _drive(pool, 0, strat.select)
+    assert replay(pool, s.solution())["n_labels"] == pool.setting.budget
