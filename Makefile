@@ -54,7 +54,7 @@ results-maxcut: install
 # The published active-learning results: pools rebuilt from the raw data, the
 # standard tier with 4 seeds and every method, then a bundle under results/active-learning/.
 results-active-learning: install
-	$(BIN)/python -m tasks.active_learning.datasets prepare --tier standard
+	$(BIN)/python -m tasks.active_learning.prepare pools --tier standard
 	$(BIN)/python -m bench run --task active-learning --tier standard --seeds 4 --jobs 2
 	$(BIN)/python -m bench publish --task active-learning --origin maintainers
 	$(BIN)/python -m tasks.active_learning.plots

