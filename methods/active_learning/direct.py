@@ -148,7 +148,8 @@ def direct_plan(ctx: RoundContext, rng: np.random.Generator, B1: int, min_budget
         L = lab[order]
         w = np.where(L < 0, 0, np.where(L == k, 1, -1))
         lo, hi = find_interval(L, k)
-        B2k = min(B2, int(np.sum(L < 0)))
+        B2 = min(B2, int(np.sum(L < 0)))  # as the official code, the cap carries over to later classes
+        B2k = B2
         while B2k > 0:
             step = min(B1, B2k)
             inside = lo + np.flatnonzero(L[lo : hi + 1] < 0)
