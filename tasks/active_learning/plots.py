@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bench.stats import label_saving
+from bench.stats import label_saving, labels_to_reach
 
-__all__ = ["curves_by_method", "saving_table", "plot_instance"]
+__all__ = ["curves_by_method", "saving_table", "labels_to_target_table", "plot_instance"]
 
 TASK = "active-learning"
 
@@ -60,6 +60,22 @@ def saving_table(df: pd.DataFrame, method: str = "direct") -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows)
+
+
+def labels_to_target_table(df: pd.DataFrame, reference: str = "random-sampling") -> pd.DataFrame:
+    """Labels each method needs to reach ``reference``'s final balanced accuracy (mean curves, cumulative max).
+
+    Rows: methods; columns: instances; NaN where a method never reaches it.
+    """
+    out: dict[str, dict[str, float]] = {}
+    for inst in sorted(df["instance"].unique()):
+        x, curves = curves_by_method(df, inst)
+        if reference not in curves:
+            continue
+        target = float(np.max(curves[reference].mean(axis=0)))
+        for m, c in curves.items():
+            out.setdefault(m, {})[inst] = labels_to_reach(x, np.maximum.accumulate(c.mean(axis=0)), target)
+    return pd.DataFrame(out).T.sort_index()
 
 
 def plot_instance(df: pd.DataFrame, instance: str, out: Path) -> Path:
@@ -122,6 +138,12 @@ def _main(argv: list[str] | None = None) -> int:
         print("|---|" + "---|" * len(piv.columns))
         for m, row in piv.iterrows():
             print(f"| {m} | " + " | ".join("–" if v != v else f"{v:+.0%}" for v in row.to_numpy()) + " |")
+        lab = labels_to_target_table(df)
+        print("\nLabels needed to reach random sampling's final balanced accuracy (mean curves, cumulative max; – never)\n")
+        print("| method | " + " | ".join(lab.columns) + " |")
+        print("|---|" + "---|" * len(lab.columns))
+        for m, row in lab.iterrows():
+            print(f"| {m} | " + " | ".join("–" if v != v else f"{v:.0f}" for v in row.to_numpy()) + " |")
         fin = df[df["status"] == "ok"].groupby(["instance", "method"])["metric.final_bacc"].agg(["mean", "std", "count"])
         print("\nFinal balanced accuracy (mean ± std over seeds)\n")
         piv2 = fin.reset_index().pivot(index="method", columns="instance", values="mean")
