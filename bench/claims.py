@@ -48,26 +48,37 @@ class Comparison(BaseModel):
     ``versus``: the mean paired difference ``method - baseline`` (same instance,
     same seed) is ``op margin`` (``margin`` defaults to 0, i.e. "method ≥
     baseline").
+
+    ``saving``: for learning curves (metrics ``<metric>00, <metric>01, ...`` at
+    label counts ``<x_metric>00, ...``), the mean over instances of the label
+    saving of ``method`` against ``baseline`` (:func:`bench.stats.label_saving`,
+    paired bootstrap over seeds) is ``op value``. ``baseline = "best-other"``
+    takes, per instance, the other method with the highest final mean value.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    kind: Literal["threshold", "versus"]
+    kind: Literal["threshold", "versus", "saving"]
     method: str
     metric: str
     op: Literal[">=", ">", "<=", "<"]
     value: float | None = None
     baseline: str | None = None
     margin: float = 0.0
+    x_metric: str | None = None
 
     @model_validator(mode="after")
     def _complete(self) -> Comparison:
-        if self.kind == "threshold" and self.value is None:
-            raise ValueError("a threshold comparison needs `value`")
+        if self.kind in ("threshold", "saving") and self.value is None:
+            raise ValueError(f"a {self.kind} comparison needs `value`")
+        if self.kind == "saving" and (not self.baseline or not self.x_metric):
+            raise ValueError("a saving comparison needs `baseline` and `x_metric`")
         if self.kind == "versus" and not self.baseline:
             raise ValueError("a versus comparison needs `baseline`")
         return self
 
     def describe(self) -> str:
+        if self.kind == "saving":
+            return f"label saving of {self.method} vs {self.baseline} on {self.metric}* curves {self.op} {self.value:g}"
         if self.kind == "threshold":
             return f"mean {self.metric} of {self.method} {self.op} {self.value:g}"
         m = f" + {self.margin:g}" if self.margin else ""
@@ -158,6 +169,8 @@ def verdict(claim: Claim, records: pd.DataFrame, *, seed: int = 0, n_boot: int =
     df = df[(df["task"] == claim.task) & (df["tier"] == claim.tier)]
     if claim.instances:
         df = df[df["instance"].isin(claim.instances)]
+    if cmp_.kind == "saving":
+        return _saving_verdict(claim, df, seed=seed, n_boot=min(n_boot, 2000))
     methods = [cmp_.method] + ([cmp_.baseline] if cmp_.kind == "versus" else [])
     for m in methods:
         if not (df["method"] == m).any():
@@ -208,4 +221,65 @@ def verdict(claim: Claim, records: pd.DataFrame, *, seed: int = 0, n_boot: int =
         out.reason = f"95% CI [{lo:.4g}, {hi:.4g}] lies on the wrong side of {thr:g}"
     else:
         out.reason = f"95% CI [{lo:.4g}, {hi:.4g}] contains {thr:g}"
+    return out
+
+
+def _curves(df: pd.DataFrame, prefix: str) -> np.ndarray:
+    """``(n_rows, n_rounds)`` values of the columns ``metric.<prefix>00, 01, ...``."""
+    cols = sorted(c for c in df.columns if c.startswith(f"metric.{prefix}") and c[len(f"metric.{prefix}"):].isdigit())
+    return df[cols].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+
+
+def _saving_verdict(claim: Claim, df: pd.DataFrame, *, seed: int, n_boot: int) -> Verdict:
+    """Verdict of a ``saving`` comparison (see :class:`Comparison`)."""
+    from bench.stats import stratified_saving_ci
+
+    cmp_ = claim.comparison
+    if not (df["method"] == cmp_.method).any():
+        return Verdict(claim.id, "not testable here", reason=f"no {claim.tier}-tier results for {cmp_.method!r}")
+    ok = df[df["status"] == "ok"]
+    want = sorted(set(claim.instances or df.loc[df["method"] == cmp_.method, "instance"]))
+    strata, evidence, chosen = [], [], []
+    for inst in want:
+        sub = ok[ok["instance"] == inst]
+        a = sub[sub["method"] == cmp_.method].set_index("rep").sort_index()
+        a = a[~a.index.duplicated()]
+        if a.empty:
+            return Verdict(claim.id, "inconclusive", reason=f"no valid run of {cmp_.method!r} on {inst}")
+        if cmp_.baseline == "best-other":
+            finals = {
+                m: float(np.nanmean(_curves(g, cmp_.metric)[:, -1]))
+                for m, g in sub.groupby("method")
+                if m != cmp_.method
+            }
+            if not finals:
+                return Verdict(claim.id, "not testable here", reason=f"no other method was run on {inst}")
+            base = max(sorted(finals), key=lambda m: finals[m])
+        else:
+            base = str(cmp_.baseline)
+        b = sub[sub["method"] == base].set_index("rep").sort_index()
+        b = b[~b.index.duplicated()]
+        reps = a.index.intersection(b.index)
+        if len(reps) == 0:
+            if not (df["method"] == base).any():
+                return Verdict(claim.id, "not testable here", reason=f"no {claim.tier}-tier results for {base!r}")
+            return Verdict(claim.id, "inconclusive", reason=f"no seed with valid runs of both methods on {inst}")
+        A, B = _curves(a.loc[reps], cmp_.metric), _curves(b.loc[reps], cmp_.metric)
+        x = _curves(a.loc[reps], str(cmp_.x_metric))[0]
+        if A.size == 0 or A.shape != B.shape or x.shape[0] != A.shape[1] or np.isnan(A).any() or np.isnan(B).any():
+            return Verdict(claim.id, "inconclusive", reason=f"curve metric {cmp_.metric!r} missing or incomplete on {inst}")
+        strata.append((x, A, B))
+        chosen.append(f"{inst}: vs {base}")
+        evidence += list(a.loc[reps, "key"]) + list(b.loc[reps, "key"])
+    est, lo, hi = stratified_saving_ci(strata, seed=seed, n_boot=n_boot)
+    n_runs = int(sum(A.shape[0] for _, A, _ in strata))
+    out = Verdict(claim.id, "inconclusive", est, lo, hi, len(strata), n_runs, evidence=evidence)
+    detail = f" (baselines: {'; '.join(chosen)})" if cmp_.baseline == "best-other" else ""
+    if math.isnan(lo):
+        out.reason = "needs at least 2 seeds per instance for a confidence interval" + detail
+        return out
+    thr = float(cmp_.value)  # type: ignore[arg-type]
+    out.verdict = _decide(cmp_.op, thr, lo, hi)
+    side = {"confirmed": "is", "contradicted": "lies on the wrong side of", "inconclusive": "contains"}[out.verdict]
+    out.reason = f"95% CI [{lo:.4g}, {hi:.4g}] {side} {cmp_.op if out.verdict == 'confirmed' else ''} {thr:g}".replace("  ", " ") + detail
     return out
