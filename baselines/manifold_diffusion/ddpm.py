@@ -19,7 +19,13 @@ import torch
 
 from baselines.manifold_diffusion.geometry import Geometry
 from bench.registry import method
-from methods.manifold_diffusion.common import MLP, TrainThenSample, VPSchedule, make_adam, to_numpy_points
+from methods.manifold_diffusion.common import (
+    MLP,
+    TrainThenSample,
+    VPSchedule,
+    make_adam,
+    to_numpy_points,
+)
 
 __all__ = ["AmbientDDPM"]
 

@@ -7,6 +7,7 @@ Points: torus angles ``(B, d)``; sphere unit vectors ``(B, 3)``; SO(n)/U(n) matr
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from methods.manifold_diffusion.common import TWO_PI, batched_polar
@@ -136,7 +137,7 @@ class Geometry:
         return (v.abs() ** 2).reshape(v.shape[0], -1).sum(1)
 
     def as_tensor(self, x_np) -> torch.Tensor:
-        t = torch.from_numpy(x_np)
+        t = torch.from_numpy(np.array(x_np))
         return t.to(self.cdtype) if self.manifold == "u" else t.float()
 
     def wrapped_score(self, x0: torch.Tensor, xt: torch.Tensor, var: torch.Tensor, images: int = 3) -> torch.Tensor:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 
-import torch  # noqa: F401  (imported once by the zygote)
+import torch
 
 with contextlib.suppress(ImportError):
     import torch._dynamo  # noqa: F401  (torch.optim imports it lazily; see methods/maxcut)

@@ -117,7 +117,7 @@ class TrainThenSample:
         self.data = instance.data
         self.manifold = str(self.data["manifold"])
         self.n = int(self.data["n"])
-        self.train_np = np.asarray(self.data["train"])
+        self.train_np = np.array(self.data["train"])
         self.seed = int(seed)
         self.gen = torch.Generator().manual_seed(self.seed)
         self.np_rng = np.random.default_rng(self.seed)

@@ -64,6 +64,11 @@ FLAWS = ("score", "terminal", "beta", "noise3", "det", "phase")
 EPS = {"torus": 1e-8, "sphere": 1e-4, "so": 1e-4, "u": 3e-4}
 
 
+def col(v: torch.Tensor) -> torch.Tensor:
+    """A ``(B,)`` tensor as a ``(B, 1)`` column."""
+    return v[:, None]
+
+
 class ProjectedDiffusion(TrainThenSample):
     """The paper's projected-OU diffusion; see the module docstring."""
 
@@ -106,7 +111,6 @@ class ProjectedDiffusion(TrainThenSample):
     def train_step(self, x0: torch.Tensor) -> float:
         b = x0.shape[0]
         t, s, a, sd, beta = self._times(b)
-        col = (lambda v: v[:, None])
         if self.manifold == "torus":
             xi = torch.randn(x0.shape, generator=self.gen)
             zs = col(a) * x0 + col(sd) * xi
@@ -138,7 +142,7 @@ class ProjectedDiffusion(TrainThenSample):
         return torch.cat([self.mc.flat(u), torch.cos(theta), torch.sin(theta)], dim=1)
 
     def _matrix_loss(self, x0, t, a, sd, beta) -> torch.Tensor:
-        mc, col = self.mc, (lambda v: v[:, None])
+        mc = self.mc
         b = x0.shape[0]
         _, theta0 = canonical_rows(x0)
         theta0 = theta0.to(torch.float32)

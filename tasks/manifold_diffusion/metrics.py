@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 
-def c2st(real: np.ndarray, fake: np.ndarray, *, seed: int = 0, folds: int = 5, epochs: int = 40) -> float:
+def c2st(real: np.ndarray, fake: np.ndarray, *, seed: int = 0, folds: int = 5, epochs: int = 30) -> float:
     """Classifier two-sample test accuracy in [0, 1]: 0.5 means indistinguishable.
 
     The classifier is fixed by the task: features standardised with the real sample's
