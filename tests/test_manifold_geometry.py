@@ -54,3 +54,13 @@ def test_analytic_derivative_matches_jacrev_of_the_full_jacobian():
     lam, u = mc.phi(z)
     jac = torch.func.jacrev(lambda zz: mc.phi(zz[None])[1][0])(z[0])  # (n, n, dim)
     assert torch.allclose(mc.dphi(lam, u, v)[0], jac @ v[0], atol=1e-8)
+
+
+@pytest.mark.parametrize("complex_", [False, True])
+def test_official_style_jacrev_path_gives_the_same_target(complex_):
+    mc = MatrixCoords(3, complex_, dtype=torch.float64)
+    gen = torch.Generator().manual_seed(3)
+    z = torch.randn(4, mc.dim, generator=gen, dtype=torch.float64)
+    v = torch.randn(4, mc.dim, generator=gen, dtype=torch.float64)
+    lam, u = mc.phi(z)
+    assert torch.allclose(mc.dphi_jacrev(z, v), mc.dphi(lam, u, v), atol=1e-8)

@@ -36,23 +36,29 @@ class MatrixCoords:
         self.dim = n + self.m * (2 if complex_ else 1)
         self.lam0 = torch.arange(n, 0, -1, dtype=dtype) / n
         self.offdiag = ~torch.eye(n, dtype=torch.bool)
+        # gather maps: entry (i, j) of A from [2 diag, upper] (real part) and [0, Im upper] (imaginary)
+        pos = torch.zeros(n, n, dtype=torch.long)
+        pos[self.iu0, self.iu1] = torch.arange(self.m)
+        pos = torch.maximum(pos, pos.T)
+        eye = torch.eye(n, dtype=torch.bool)
+        self.re_index = torch.where(eye, torch.arange(n)[:, None].expand(n, n), n + pos).reshape(-1)
+        self.im_index = torch.where(eye, torch.zeros_like(pos), 1 + pos).reshape(-1)
+        upper = torch.triu(torch.ones(n, n), 1)
+        self.im_sign = (upper - upper.T).reshape(-1).to(dtype)
 
     @property
     def mdtype(self) -> torch.dtype:
         return self.cdtype if self.complex else self.rdtype
 
     def herm(self, z: torch.Tensor) -> torch.Tensor:
-        """``A = Z + Z^H`` from coordinate vectors ``(B, dim)``."""
+        """``A = Z + Z^H`` from coordinate vectors ``(B, dim)`` (out of place, so ``vmap`` works)."""
         b, n = z.shape[0], self.n
-        a = torch.zeros(b, n, n, dtype=self.mdtype)
-        idx = torch.arange(n)
-        a[:, idx, idx] = (2.0 * z[:, :n]).to(self.mdtype)
-        up = z[:, n : n + self.m]
-        if self.complex:
-            up = torch.complex(up, z[:, n + self.m :])
-        a[:, self.iu0, self.iu1] = up.to(self.mdtype)
-        a[:, self.iu1, self.iu0] = up.conj().to(self.mdtype) if self.complex else up
-        return a
+        re = torch.cat([2.0 * z[:, :n], z[:, n : n + self.m]], dim=1)[:, self.re_index].reshape(b, n, n)
+        if not self.complex:
+            return re.to(self.mdtype)
+        im_ext = torch.cat([torch.zeros_like(z[:, :1]), z[:, n + self.m :]], dim=1)
+        im = (im_ext[:, self.im_index] * self.im_sign).reshape(b, n, n)
+        return torch.complex(re, im).to(self.mdtype)
 
     def psi(self, u: torch.Tensor) -> torch.Tensor:
         """Coordinates of ``U^H Lambda_0 U`` (upper triangle, halved diagonal)."""
@@ -83,6 +89,23 @@ class MatrixCoords:
             corr = -1j * (du[:, :, 0].imag / u[:, :, 0].real.clamp_min(1e-12))
             du = du + corr[:, :, None].to(du.dtype) * u
         return du
+
+    def dphi_jacrev(self, z: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """``J_phi(Z)[v]`` the official code's way: the full Jacobian with ``jacrev`` + ``vmap``.
+
+        Kept only to time the official approach side by side (``jacobian="jacrev"``); it
+        builds an ``n^2 x dim`` (``2 n^2 x dim`` for U(n)) matrix per sample.
+        """
+
+        def single(zz: torch.Tensor) -> torch.Tensor:
+            u = self.phi(zz[None])[1][0]
+            return torch.view_as_real(u).reshape(-1) if self.complex else u.reshape(-1)
+
+        jac = torch.func.vmap(torch.func.jacrev(single))(z)
+        out = (jac @ v[:, :, None])[..., 0]
+        if self.complex:
+            return torch.view_as_complex(out.reshape(-1, self.n, self.n, 2).contiguous())
+        return out.reshape(-1, self.n, self.n)
 
     def proj(self, u: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
         """Orthogonal projection of ``m`` onto the tangent space ``{Omega U : Omega^H = -Omega}``."""

@@ -85,6 +85,9 @@ class ProjectedDiffusion(TrainThenSample):
         beta_max = 0.3 if "terminal" in self.flaws else float(p.get("beta_max", 20.0))
         self.sched = VPSchedule(float(p.get("beta_min", 0.1)), beta_max)
         self.eps = EPS[self.manifold]
+        self.jacobian = str(p.get("jacobian", "analytic"))
+        if self.jacobian not in ("analytic", "jacrev"):
+            raise ValueError(f"jacobian must be 'analytic' or 'jacrev', got {self.jacobian!r}")
         hidden, layers = int(p.get("hidden", 256)), int(p.get("layers", 3))
         n = self.n
         if self.manifold == "torus":
@@ -155,7 +158,11 @@ class ProjectedDiffusion(TrainThenSample):
         tht = 0.5 * col(beta) * ths + self.w * col(beta) * (-zeta / col(sd))
         with torch.no_grad():
             lam, u = mc.phi(zs)
+        if self.jacobian == "jacrev":
+            target = mc.dphi_jacrev(zs, v).detach()
+        else:
             target = mc.dphi(lam, u, v)
+        with torch.no_grad():
             gaps = lam[:, :, None] - lam[:, None, :]
         inp = self._inputs(u, torch.remainder(ths, TWO_PI))
         out = self.drift(inp, t)
