@@ -148,6 +148,7 @@ def _load(instance_id: str) -> Instance:
     private: dict[str, Any] = {"held_out": held, "bandwidth": M.median_bandwidth(hf)}
     if mix is not None and mix.k > 1:
         private["centres"] = mix.centres
+        private["mode_radius"] = M.mode_radius(hf, features(s.manifold, mix.centres))
     for a in (train, held):
         a.setflags(write=False)
     data = {
@@ -215,7 +216,7 @@ class ManifoldDiffusion(Task):
             Metric(name="c2st", direction="min", description="classifier two-sample test accuracy, 0.5 = indistinguishable from held-out data"),
             Metric(name="mmd2", direction="min", description="unbiased squared MMD, Gaussian kernel on the extrinsic embedding, median-heuristic bandwidth of the held-out sample"),
             Metric(name="nll", direction="min", unit="nats", description="held-out NLL of a KDE fit to the samples (torus d<=10, S^2, SO(3) only)"),
-            Metric(name="mode_coverage", direction="max", description="fraction of mixture modes receiving at least half their share of samples"),
+            Metric(name="mode_coverage", direction="max", description="fraction of mixture modes holding at least half their share of samples within the 95% held-out radius of the centre"),
             Metric(name="max_violation", direction="min", description="largest manifold-constraint violation among the samples (accepted ones)"),
             Metric(name="train_s", direction="min", unit="s", description="runner-side wall time of the training round"),
             Metric(name="sample_s", direction="min", unit="s", description="runner-side wall time of the sampling round"),
@@ -275,7 +276,7 @@ class ManifoldDiffusion(Task):
             out["nll"] = M.kde_nll(man, x.reshape(N, -1), held.reshape(len(held), -1))
         if "centres" in instance.private:
             cf = features(man, np.asarray(instance.private["centres"]))
-            out["mode_coverage"] = M.mode_coverage(fx, cf)
+            out["mode_coverage"] = M.mode_coverage(fx, cf, float(instance.private["mode_radius"]))
         for k in ("train_s", "sample_s"):
             v = solution.get(k)
             if isinstance(v, (int, float)) and np.isfinite(v):

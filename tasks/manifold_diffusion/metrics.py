@@ -20,6 +20,7 @@ __all__ = [
     "median_bandwidth",
     "kde_nll",
     "mode_coverage",
+    "mode_radius",
     "official_torus_loglik",
 ]
 
@@ -163,14 +164,23 @@ def kde_nll(manifold: str, fake: np.ndarray, held_out: np.ndarray, fit_points: i
     return float(-np.mean(np.concatenate(out)))
 
 
-def mode_coverage(feats: np.ndarray, centre_feats: np.ndarray, min_share: float = 0.5) -> float:
-    """Fraction of the ``K`` equal-weight modes that got at least ``min_share / K`` of the samples.
+def mode_radius(held_feats: np.ndarray, centre_feats: np.ndarray, q: float = 0.95) -> float:
+    """The ``q`` quantile of the held-out sample's embedding distance to its nearest centre."""
+    d2 = ((held_feats[:, None, :] - centre_feats[None, :, :]) ** 2).sum(-1)
+    return float(np.quantile(np.sqrt(d2.min(1)), q))
 
-    Each sample is assigned to the nearest centre in the embedding (the same one
-    the MMD uses). A sampler that collapses onto one mode scores ``1 / K``.
+
+def mode_coverage(feats: np.ndarray, centre_feats: np.ndarray, radius: float, min_share: float = 0.5) -> float:
+    """Fraction of the ``K`` equal-weight modes holding at least ``min_share / K`` of the samples
+    within ``radius`` of their centre (embedding distance).
+
+    ``radius`` is :func:`mode_radius` of the held-out sample, so a perfect sampler puts about
+    ``0.95 / K`` of its points in each ball and scores 1; one collapsed onto a single mode scores
+    ``1 / K``, and a uniform sampler (balls are small) about 0.
     """
     d2 = ((feats[:, None, :] - centre_feats[None, :, :]) ** 2).sum(-1)
-    counts = np.bincount(d2.argmin(1), minlength=len(centre_feats))
+    near = np.sqrt(d2.min(1)) <= radius
+    counts = np.bincount(d2.argmin(1)[near], minlength=len(centre_feats))
     share = counts / max(len(feats), 1)
     return float(np.mean(share >= min_share / len(centre_feats)))
 
