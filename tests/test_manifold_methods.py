@@ -72,5 +72,6 @@ def test_training_budget_is_obeyed():
 
 
 def test_rfm_supports_only_torus_and_sphere():
+    pytest.importorskip("flow_matching")
     assert _supports(TASK.load("torus2-smoke")) is True
     assert "SO(n)" in _supports(TASK.load("so3-smoke"))

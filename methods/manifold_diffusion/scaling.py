@@ -96,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--manifolds", default="torus,so,u")
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--max-n", type=int, default=10**6, help="skip sizes above this n (quick runs)")
+    ap.add_argument("--n", default="", help="comma-separated sizes n replacing the default lists")
+    ap.add_argument("--repeats", type=int, default=5, help="timed iterations per point (median)")
     ap.add_argument("--jacrev-max-n", type=int, default=30, help="largest n for the jacrev path")
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
@@ -105,10 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         for model in a.models.split(","):
             if model.endswith("[jacrev]") and manifold == "torus":
                 continue
-            for n in SIZES[manifold]:
+            for n in [int(v) for v in a.n.split(",")] if a.n else SIZES[manifold]:
                 if n > a.max_n or (model.endswith("[jacrev]") and n > a.jacrev_max_n):
                     continue
-                s = time_per_iteration(model, manifold, n)
+                s = time_per_iteration(model, manifold, n, repeats=a.repeats)
                 rows.append({"manifold": manifold, "n": n, "d": dimension(manifold, n), "model": model, "s_per_iter": s})
                 print(f"{manifold:5s} n={n:5d} d={dimension(manifold, n):5d} {model:28s} {s * 1e3:10.2f} ms", flush=True)
     with open(a.out / "scaling.csv", "w", newline="") as fh:
