@@ -123,20 +123,30 @@ def _so3_log_norm(kappa: float) -> float:
     return float(math.log(np.trapezoid(f, th)))
 
 
-def _kernel_logs(manifold: str, a: np.ndarray, b: np.ndarray, kappa: float) -> np.ndarray:
-    """``log k_kappa(a_i, b_j)``: normalised kernels (densities in the second argument)."""
+def _similarity(manifold: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The part of ``log k_kappa(a_i, b_j)`` that multiplies ``kappa`` (computed once per pair of sets)."""
     if manifold == "torus":
-        d = a.shape[1]
-        c = np.cos(a[:, None, :] - b[None, :, :]).sum(-1)
-        return kappa * c - d * (math.log(2 * math.pi) + _log_i0(kappa))
+        return np.cos(a[:, None, :] - b[None, :, :]).sum(-1)
+    if manifold == "sphere":
+        return a @ b.T
+    if manifold == "so" and a.shape[1] == 9:
+        return (a @ b.T - 3.0) / 2.0  # (tr(A^T B) - 3) / 2 for flattened 3x3 matrices
+    raise ValueError(f"no normalised kernel for {manifold}")
+
+
+def _log_norm(manifold: str, d: int, kappa: float) -> float:
+    """log of the kernel's normaliser w.r.t. the uniform measure."""
+    if manifold == "torus":
+        return d * (math.log(2 * math.pi) + _log_i0(kappa))
     if manifold == "sphere":
         # vMF on S^2: C = kappa / (4 pi sinh kappa)
-        log_c = math.log(kappa) - math.log(2 * math.pi) - kappa - math.log1p(-math.exp(-2 * kappa))
-        return kappa * (a @ b.T) + log_c
-    if manifold == "so" and a.shape[1] == 9:
-        tr = a @ b.T  # tr(A^T B) for flattened 3x3 matrices
-        return kappa * (tr - 3.0) / 2.0 - _so3_log_norm(kappa)
-    raise ValueError(f"no normalised kernel for {manifold}")
+        return -(math.log(kappa) - math.log(2 * math.pi) - kappa - math.log1p(-math.exp(-2 * kappa)))
+    return _so3_log_norm(kappa)
+
+
+def _kernel_logs(manifold: str, a: np.ndarray, b: np.ndarray, kappa: float) -> np.ndarray:
+    """``log k_kappa(a_i, b_j)``: normalised kernels (densities in the second argument)."""
+    return kappa * _similarity(manifold, a, b) - _log_norm(manifold, a.shape[1], kappa)
 
 
 def kde_nll(manifold: str, fake: np.ndarray, held_out: np.ndarray, fit_points: int = 1000) -> float:
@@ -150,10 +160,11 @@ def kde_nll(manifold: str, fake: np.ndarray, held_out: np.ndarray, fit_points: i
     ``fake`` and ``held_out`` are raw points (torus angles, unit vectors, flattened SO(3)).
     """
     fit = fake[:fit_points]
+    sim = _similarity(manifold, fit, fit)
+    np.fill_diagonal(sim, -np.inf)
     best, best_k = -np.inf, _KAPPAS[0]
     for kappa in _KAPPAS:
-        lk = _kernel_logs(manifold, fit, fit, float(kappa))
-        np.fill_diagonal(lk, -np.inf)
+        lk = kappa * sim - _log_norm(manifold, fit.shape[1], float(kappa))
         loo = float(np.mean(logsumexp(lk, axis=1) - math.log(len(fit) - 1)))
         if loo > best:
             best, best_k = loo, float(kappa)
