@@ -10,7 +10,8 @@ kernel's score
 - S^2, SO(n), U(n): Varadhan's approximation ``log_{X_t}(X_0) / sigma_t^2``,
 
 and ``X_t`` drawn by a geodesic random walk of ``grw_steps`` steps (exact on the torus).
-Sampler: reverse geodesic random walk from the uniform distribution.
+Sampler: reverse geodesic random walk from the uniform distribution. The score network's
+output is divided by ``sigma_t`` (``std_trick``, as in RSGM's configurations).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class RSGM(TrainThenSample):
         self.geo = Geometry(self.manifold, self.n)
         self.sched = VPSchedule(float(p.get("beta_min", 0.1)), float(p.get("beta_max", 20.0)))
         self.grw_steps = int(p.get("grw_steps", 10))
+        self.std_trick = bool(p.get("std_trick", True))
         act = "sin" if self.manifold == "torus" else "silu"
         self.net = MLP(self.geo.embed_dim, self.geo.tangent_dim, int(p.get("hidden", 256)), int(p.get("layers", 3)), act=act)
         self.opt = make_adam(self.net, lr=self.lr)
@@ -51,6 +53,8 @@ class RSGM(TrainThenSample):
 
     def score(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         out = self.net(self.geo.embed(x).float(), t)
+        if self.std_trick:  # output / sigma_t, as RSGM's std_trick: the net sees O(1) targets
+            out = out / self.sched.big_b(t).sqrt()[:, None]
         if self.geo.is_matrix:
             out = self.geo.unflat(out)
         return self.geo.proj(x, out.to(x.dtype))
@@ -98,13 +102,15 @@ class RSGM(TrainThenSample):
     kind="baseline",
     tasks=["manifold-diffusion"],
     reference="De Bortoli et al., Riemannian Score-Based Generative Modelling, NeurIPS 2022 (arXiv 2202.02763)",
-    version="1",
-    params={"beta_min": 0.1, "beta_max": 20.0, "grw_steps": 10, "hidden": 256, "layers": 3, "lr": 5e-4},
+    version="2",
+    params={"beta_min": 0.1, "beta_max": 20.0, "grw_steps": 10, "std_trick": True, "hidden": 256, "layers": 3, "lr": 5e-4},
     deterministic=False,
     deviations=(
         "Reimplemented in torch (the official code is JAX; the paper's authors ported it to torch too). "
         "Denoising score matching with the exact torus heat kernel and Varadhan's approximation elsewhere "
-        "(the official rsgm_matrix uses the ISM loss for SO(n)); no series expansion on SO(3). MLP 3 x 256."
+        "(the official rsgm_matrix uses the ISM loss for SO(n)); no series expansion on SO(3). MLP 3 x 256. "
+        "Network output divided by sigma_t (RSGM's std_trick; version 2): on T^2 with 20 s of training C2ST "
+        "went from 0.86 (40 s, without) to 0.62."
     ),
 )
 class RSGMMethod(RSGM):
