@@ -1,0 +1,21 @@
+"""The paper's method for the ``manifold-diffusion`` task (Mangoubi, He and Vishnoi, ICML 2025).
+
+- ``projected-diffusion`` (:mod:`.projected`): Euclidean OU projected onto the manifold.
+
+Shared pieces used by the baselines too: :mod:`.common` (protocol, budgets, nets,
+schedules) and :mod:`.matrix_geometry` (SO(n)/U(n) projection, analytic eigenvector
+derivative). torch is imported here so a worker's zygote imports it once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+with contextlib.suppress(ImportError):
+    import torch._dynamo  # noqa: F401  (torch.optim imports it lazily; see methods/maxcut)
+
+from methods.manifold_diffusion.projected import ProjectedDiffusionMethod
+
+__all__ = ["ProjectedDiffusionMethod"]
