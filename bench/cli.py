@@ -114,6 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--task")
     s.add_argument("--store")
     s.add_argument("--results", help="verify published bundles under this directory")
+    s.add_argument(
+        "--sample",
+        type=_positive_int,
+        metavar="N",
+        help="spot-check: re-score N records per method and task, drawn with a fixed seed (default: all)",
+    )
 
     s = sub.add_parser("publish", help="write a result bundle of whole sweeps to results/")
     s.add_argument("--task", required=True)
@@ -364,6 +370,10 @@ def cmd_verify(a: argparse.Namespace) -> int:
     if df.empty:
         print("nothing to verify")
         return 0
+    if a.sample:
+        df = df[df["status"].isin(["ok", "invalid"])]
+        df = df.sample(frac=1.0, random_state=0).groupby(["task", "method"]).head(a.sample)
+        print(f"spot-check: {len(df)} records ({a.sample} per method and task, seed 0)")
     checks = verify_frame(df, root)
     counts: dict[str, int] = {}
     for c in checks:

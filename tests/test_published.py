@@ -3,8 +3,8 @@
 Every README block ``<!-- BEGIN GENERATED: python -m bench claims --task T ...``
 must equal what ``python -m bench claims --task T --update FILE`` writes from
 the bundles in results/ today, so a hand edit or a stale table fails CI. The
-bundles themselves are re-verified: the stored solutions must re-score to the
-published metrics.
+bundles themselves are spot-checked: stored solutions, 1 per method and
+task, must re-score to the published metrics.
 """
 
 from __future__ import annotations
@@ -50,9 +50,11 @@ def test_generated_claims_tables_are_up_to_date(cli, tmp_path, readme, task):
     assert copy.read_text() == readme.read_text(), f"{rel} is stale: run `python -m bench claims --task {task} --update {rel}`"
 
 
-@pytest.mark.parametrize("task", sorted(p.parent.parent.name for p in RESULTS.glob("*/*/manifest.json")) or ["(none)"])
+@pytest.mark.parametrize("task", sorted({p.parent.parent.name for p in RESULTS.glob("*/*/manifest.json")}) or ["(none)"])
 def test_published_solutions_rescore_to_the_published_metrics(cli, task):
     if task == "(none)":
         pytest.skip("no bundle is published yet")
-    rc, out, err = cli("verify", "--task", task, "--results", RESULTS)
+    # a seeded spot-check keeps CI fast (replaying every active-learning run takes minutes);
+    # `python -m bench verify --results results` checks every record
+    rc, out, err = cli("verify", "--task", task, "--results", RESULTS, "--sample", "1")
     assert rc == 0 and "mismatch" not in out, out + err
