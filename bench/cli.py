@@ -405,7 +405,11 @@ def cmd_publish(a: argparse.Namespace) -> int:
 
 
 def claims_table(task: str, results: str | None, store: str | None) -> Any:
-    """The claims table of a task (verdicts from published bundles, or a store)."""
+    """The claims table of a task (verdicts from published bundles, or a store).
+
+    ``table.attrs["bundles"]`` names the bundles the verdicts were computed
+    from (empty when they come from a store).
+    """
     import pandas as pd
 
     from bench.bundle import load_bundles
@@ -415,11 +419,13 @@ def claims_table(task: str, results: str | None, store: str | None) -> Any:
 
     t = get_task(task)
     claims = t.claims()
+    bundles: list[str] = []
     if store:
         df = Store(store).frame(task)
     else:
         b = load_bundles(results or "results", task)
         df = b.records
+        bundles = sorted(Path(k).name for k in b.manifests)
     if not df.empty:
         df = df[df["task_version"] == t.meta.version]
     rows = []
@@ -427,14 +433,9 @@ def claims_table(task: str, results: str | None, store: str | None) -> Any:
         assert isinstance(c, Claim)
         v = verdict(c, df)
         rows.append({"id": c.id, "statement": c.statement, "source": c.source, "test": c.comparison.describe(), **v.as_row()})
-    return pd.DataFrame(rows)
-
-
-def load_bundle_ids(results: str | None, task: str) -> list[str]:
-    """Ids of the published bundles of ``task`` under ``results``."""
-    from bench.bundle import load_bundles
-
-    return sorted(Path(k).name for k in load_bundles(results or "results", task).manifests)
+    table = pd.DataFrame(rows)
+    table.attrs["bundles"] = bundles
+    return table
 
 
 def _cell(v: Any) -> str:
@@ -488,7 +489,7 @@ def cmd_claims(a: argparse.Namespace) -> int:
         path = Path(a.update)
         if not path.is_file():
             raise _Usage(f"{path}: no such file")
-        src = ", ".join(sorted(load_bundle_ids(a.results, a.task))) or "none"
+        src = ", ".join(table.attrs["bundles"]) or "none"
         body = f"*Generated from the published bundles ({src}) by `python -m bench claims --task {a.task} --update <this file>`; do not edit by hand.*\n\n" + claims_markdown(table)
         changed = update_generated_block(path, a.task, body)
         print(f"{path}: {'updated' if changed else 'already up to date'}")
