@@ -71,7 +71,7 @@ def serve(sock: socket.socket) -> int:
         params = dict(start["params"])
         _seed_everything(seed)
         if spec.supports is not None:
-            ok = spec.supports(instance)
+            ok = spec.check_supports(instance, params)
             if ok is not True:
                 reason = ok if isinstance(ok, str) and ok else f"{spec.name}.supports() returned {ok!r}"
                 send_msg(sock, {"op": "skip", "reason": reason, "baseline_kb": sandbox.BASELINE_RSS_KB})

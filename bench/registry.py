@@ -174,7 +174,8 @@ class MethodSpec:
 
     ``target`` is the solve function, or a class whose instances answer
     ``select(state)`` for interactive tasks. ``supports(instance)`` returns
-    ``True`` or a reason string (``False`` alone is allowed but unhelpful).
+    ``True`` or a reason string (``False`` alone is allowed but unhelpful);
+    it may also take the method's parameters by name (see :meth:`check_supports`).
     """
 
     name: str
@@ -193,6 +194,30 @@ class MethodSpec:
     source: str = ""
     setup: Callable[[dict[str, Any]], None] | None = None
     setup_key: Callable[[dict[str, Any]], Any] | None = None
+
+    def check_supports(self, instance: Any, params: dict[str, Any] | None = None) -> bool | str:
+        """Ask ``supports`` whether this method can run ``instance`` with ``params``.
+
+        ``supports`` receives the parameters its signature names (all of them
+        if it takes ``**kwargs``), so a limit can be a parameter that the
+        record keeps: DAKS's ``max_gib``, raised with ``--param max_gib=8``.
+
+        Returns
+        -------
+        bool or str
+            ``True``, or the reason the instance is not supported.
+        """
+        if self.supports is None:
+            return True
+        params = dict(params or {})
+        try:
+            sig_params = list(inspect.signature(self.supports).parameters.values())[1:]
+        except (TypeError, ValueError):  # builtins and some C callables have no signature
+            return self.supports(instance)
+        if any(p.kind is p.VAR_KEYWORD for p in sig_params):
+            return self.supports(instance, **params)
+        named = {p.name for p in sig_params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+        return self.supports(instance, **{k: v for k, v in params.items() if k in named})
 
     def meta(self) -> dict[str, Any]:
         """JSON-able metadata sent from the worker to the runner."""
@@ -284,7 +309,9 @@ def method(
         If true, the same seed must give the same solution (``validate`` checks).
     supports
         ``supports(instance) -> True | reason``; unsupported instances are
-        recorded as ``skipped`` with the reason, never as failures.
+        recorded as ``skipped`` with the reason, never as failures. Extra
+        keyword arguments named like entries of ``params`` receive the job's
+        values, so a limit can be a recorded, overridable parameter.
     budgets
         Per-tier time budgets (seconds) overriding the task's defaults.
     description, deviations

@@ -216,6 +216,17 @@ def test_daks_is_seeded_and_accurate(task):
     assert task.evaluate(inst, u1)["rmse"] < 1e-2
 
 
+def test_daks_memory_cap_is_a_parameter(task):
+    from bench.registry import discover_methods
+
+    spec = discover_methods().get("daks")
+    big = task.load("elliptic-N10000")  # 18,789 measurements: about 5.3 GiB of Gram + factor
+    reason = spec.check_supports(big, spec.params)
+    assert isinstance(reason, str) and "GiB > max_gib=1" in reason and "--param max_gib" in reason
+    assert spec.check_supports(big, {**spec.params, "max_gib": 8.0}) is True
+    assert spec.check_supports(task.load("elliptic-N324"), spec.params) is True
+
+
 def test_fd_converges_at_second_order():
     from baselines.pde.fd import fd_steady
 

@@ -177,6 +177,38 @@ def test_method_explicit_description_wins_and_params_are_copied(clean_registries
     assert spec.params == {"k": 1}
 
 
+def test_supports_receives_the_parameters_it_names(clean_registries):
+    seen = []
+
+    def by_name(instance, *, limit=1):
+        seen.append(limit)
+        return True if instance <= limit else f"{instance} > limit={limit}"
+
+    @method(name="test-reg-sup", kind="baseline", tasks=["t"], params={"limit": 1, "other": 0}, supports=by_name)
+    def solve(instance, *, seed, budget, limit=1, other=0):
+        return None
+
+    spec = METHODS.get("test-reg-sup")
+    assert spec.check_supports(2, {"limit": 1, "other": 0}) == "2 > limit=1"
+    assert spec.check_supports(2, {"limit": 5, "other": 0}) is True  # `other` is not passed
+    assert seen == [1, 5]
+
+    @method(name="test-reg-sup-kw", kind="baseline", tasks=["t"], params={"a": 1},
+            supports=lambda inst, **kw: "got " + ",".join(sorted(kw)))
+    def solve_kw(instance, *, seed, budget, a=1):
+        return None
+
+    assert METHODS.get("test-reg-sup-kw").check_supports(0, {"a": 1}) == "got a"
+
+    @method(name="test-reg-sup-plain", kind="baseline", tasks=["t"], params={"a": 1},
+            supports=lambda inst: inst > 0 or "not positive")
+    def solve_plain(instance, *, seed, budget, a=1):
+        return None
+
+    assert METHODS.get("test-reg-sup-plain").check_supports(0, {"a": 1}) == "not positive"
+    assert METHODS.get("test-reg-sup-plain").check_supports(1) is True
+
+
 def test_method_meta_is_json_serialisable(clean_registries):
     @method(name="test-reg-meta", kind="baseline", tasks=["t"], params={"k": 1}, grid={"k": [1, 2]})
     def solve(instance, *, seed, budget, k=1):
