@@ -184,12 +184,39 @@ class Bundles:
     warnings: list[str] = field(default_factory=list)
 
 
+#: Files whose sha256 is checked against the manifest on every load (the solutions,
+#: which are large, are checked per record by ``bench verify``).
+_HASHED_ON_LOAD = ("records.parquet", "task.json", "claims.json", "methods.json")
+
+
+def _check_hashes(bdir: Path, manifest: dict[str, Any]) -> None:
+    files = manifest.get("files")
+    if not isinstance(files, dict):
+        raise ValueError("manifest.json has no 'files' table of sha256 sums")
+    for name in _HASHED_ON_LOAD:
+        want = files.get(name)
+        if want is None:
+            if (bdir / name).exists():
+                raise ValueError(f"{name} is not listed in manifest.json 'files'")
+            continue
+        if not (bdir / name).exists():
+            raise ValueError(f"missing {name}")
+        got = _sha256(bdir / name)
+        if got != want:
+            raise ValueError(
+                f"{name}: sha256 {got[:12]}... does not match manifest.json ({str(want)[:12]}...): "
+                "the file was changed after publishing"
+            )
+
+
 def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
     """Read every bundle under ``results_dir`` (optionally one task's).
 
     Records get a ``bundle`` column and the bundle's ``origin``. A bundle that
-    cannot be read is skipped, and the reason is in ``warnings`` (and emitted
-    as a Python warning) with the bundle's path.
+    cannot be read, or whose ``records.parquet``, ``task.json``, ``claims.json``
+    or ``methods.json`` no longer has the sha256 its manifest lists, is skipped,
+    and the reason is in ``warnings`` (and emitted as a Python warning) with
+    the bundle's path.
     """
     root = Path(results_dir)
     frames = []
@@ -204,6 +231,7 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
             for name in ("records.parquet", "task.json", "claims.json"):
                 if not (bdir / name).exists():
                     raise ValueError(f"missing {name}")
+            _check_hashes(bdir, manifest)
             df = pd.read_parquet(bdir / "records.parquet")
             absent = [c for c in REQUIRED_COLUMNS if c not in df.columns]
             if absent:

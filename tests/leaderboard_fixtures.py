@@ -48,6 +48,19 @@ def lb_source(tmp_path_factory) -> dict[str, Path]:
     return _BUILT["lb"]
 
 
+def rehash(bundle_dir: Path) -> None:
+    """Re-sign an altered bundle's manifest, as a hostile or careless submitter could."""
+    import hashlib
+    import json
+
+    mpath = bundle_dir / "manifest.json"
+    manifest = json.loads(mpath.read_text())
+    for name in ("records.parquet", "task.json", "claims.json", "methods.json"):
+        if (bundle_dir / name).exists():
+            manifest["files"][name] = hashlib.sha256((bundle_dir / name).read_bytes()).hexdigest()
+    mpath.write_text(json.dumps(manifest))
+
+
 @pytest.fixture
 def results_copy(lb_source, tmp_path) -> Path:
     """A private copy of the published results, free to alter."""

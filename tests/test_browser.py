@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from leaderboard_fixtures import lb_source, results_copy  # noqa: F401
+from leaderboard_fixtures import lb_source, rehash, results_copy  # noqa: F401
 
 from leaderboard.serve import CHROMIUM_ARGS, chromium_path, serve
 
@@ -43,6 +43,7 @@ def _forge_name(results_dir) -> None:
     df = pd.read_parquet(path)
     df["method"] = df["method"].where(df["method"] != "toy-noisy", XSS)
     df.to_parquet(path, index=False)
+    rehash(path.parent)
 
 
 def test_overview_and_task_page_in_chromium(chromium, results_copy, tmp_path):  # noqa: F811

@@ -8,7 +8,7 @@ import shutil
 import pandas as pd
 import pytest
 from conftest import ROOT
-from leaderboard_fixtures import lb_source, results_copy  # noqa: F401
+from leaderboard_fixtures import lb_source, rehash, results_copy  # noqa: F401
 
 pytestmark = pytest.mark.slow
 
@@ -152,6 +152,7 @@ def _forge(results_dir, **changes):
     for col, fn in changes.items():
         df[col] = fn(df)
     df.to_parquet(path, index=False)
+    rehash(path.parent)
     return path.parent
 
 
@@ -164,6 +165,7 @@ def test_markup_in_bundle_fields_is_shown_as_text(monkeypatch, results_copy):  #
     claims = json.loads((bdir / "claims.json").read_text())
     claims["claims"][0]["statement"] = f"**bold** {XSS} [link](javascript:alert(1))"
     (bdir / "claims.json").write_text(json.dumps(claims))
+    rehash(bdir)
     for view, params in [("Task", {"task": "toy-mean"}), ("Claims", {}), ("Method", {"task": "toy-mean", "method": XSS}), ("Overview", {})]:
         at = _app(monkeypatch, results_copy, view, **params)
         for m in at.markdown:  # markdown only ever gets escaped text
@@ -202,6 +204,7 @@ def test_an_unreadable_claim_is_reported_not_fatal(monkeypatch, results_copy):  
     claims = json.loads(cpath.read_text())
     claims["claims"][0]["surprise"] = 1  # a field the schema does not know
     cpath.write_text(json.dumps(claims))
+    rehash(cpath.parent)
     at = _app(monkeypatch, results_copy, "Claims")
     v = _frame(at.dataframe[0]).set_index("claim")
     assert v.loc["mean-accurate", "verdict"] == "unreadable claim"

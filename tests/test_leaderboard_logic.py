@@ -50,6 +50,22 @@ def test_bundles_hold_both_tasks_with_provenance(bundles):
     assert not bundles.warnings
 
 
+@pytest.mark.parametrize("name", ["records.parquet", "claims.json"])
+def test_a_file_changed_after_publishing_skips_its_bundle_by_name(results_copy, name):  # noqa: F811
+    path = next((results_copy / "toy-mean").glob(f"*/{name}"))
+    if name.endswith(".parquet"):
+        df = pd.read_parquet(path)
+        df.loc[0, "metric.abs_err"] = 0.0  # a better number, edited in by hand
+        df.to_parquet(path, index=False)
+    else:
+        path.write_text(path.read_text().replace("mean-accurate", "mean-accurate-edited"))
+    with pytest.warns(UserWarning, match="sha256"):
+        b = load_bundles(results_copy)
+    assert len(b.warnings) == 1
+    assert path.parent.name in b.warnings[0] and name in b.warnings[0] and "changed after publishing" in b.warnings[0]
+    assert set(b.records["task"]) == {"knapsack"}  # the other bundle still loads
+
+
 def test_summary_rows_name_their_machine_and_the_command_that_reruns_them(bundles):
     df, meta, _ = _task(bundles, "toy-mean")
     table = summary_table(df, meta)
