@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -139,6 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="rewrite the block between '<!-- BEGIN GENERATED: python -m bench claims --task TASK ...' and '<!-- END GENERATED -->' in FILE with the markdown table",
     )
+    s.add_argument(
+        "--versus-paper",
+        metavar="METHOD",
+        help="instead of the claims: our METHOD beside the paper's per-instance numbers, with one-sided bounds over seeds",
+    )
+    s.add_argument("--paper-method", metavar="NAME", help="the paper's name for METHOD (default: the same)")
+    s.add_argument("--metric", help="metric to compare with --versus-paper (default: the task's primary)")
 
     s = sub.add_parser("leaderboard", help="launch the Streamlit leaderboard")
     s.add_argument("--results", default="results")
@@ -454,22 +462,27 @@ def claims_markdown(table: Any) -> str:
     return "\n".join(lines)
 
 
-def update_generated_block(path: Path, task: str, body: str) -> bool:
-    """Replace the generated claims block of ``task`` in the file at ``path``.
+_BLOCK_BEGIN = re.compile(r"<!-- BEGIN GENERATED: python -m bench claims --task (\S+)((?: --versus-paper \S+)?)[^\n]*?-->")
+
+
+def update_generated_block(path: Path, task: str, body: str, versus: str | None = None) -> bool:
+    """Replace a generated block of ``task`` in the file at ``path``.
 
     The block starts at a line ``<!-- BEGIN GENERATED: python -m bench claims
-    --task TASK ... -->`` and ends at the next ``<!-- END GENERATED -->``.
-    Returns whether the file changed; raises ``_Usage`` when the markers are
-    missing.
+    --task TASK ... -->`` (the claims table) or ``<!-- BEGIN GENERATED:
+    python -m bench claims --task TASK --versus-paper METHOD ... -->`` (our
+    method beside the paper's per-instance numbers) and ends at the next
+    ``<!-- END GENERATED -->``. Returns whether the file changed; raises
+    ``_Usage`` when the markers are missing.
     """
     text = path.read_text()
-    begin = f"<!-- BEGIN GENERATED: python -m bench claims --task {task} "
-    i = text.find(begin)
-    j = text.find("<!-- END GENERATED -->", i)
-    if i < 0 or j < 0:
+    want = f" --versus-paper {versus}" if versus else ""
+    m = next((m for m in _BLOCK_BEGIN.finditer(text) if m.group(1) == task and m.group(2) == want), None)
+    j = text.find("<!-- END GENERATED -->", m.end()) if m else -1
+    if m is None or j < 0:
+        begin = f"<!-- BEGIN GENERATED: python -m bench claims --task {task}{want} "
         raise _Usage(f"{path}: no '{begin}...-->' ... '<!-- END GENERATED -->' block to update")
-    head_end = text.index("-->", i) + len("-->")
-    new = text[:head_end] + "\n" + body.rstrip("\n") + "\n" + text[j:]
+    new = text[: m.end()] + "\n" + body.rstrip("\n") + "\n" + text[j:]
     if new == text:
         return False
     tmp = path.with_name(f".{path.name}.tmp")
@@ -478,7 +491,70 @@ def update_generated_block(path: Path, task: str, body: str) -> bool:
     return True
 
 
+def versus_paper_markdown(table: Any, method: str, paper_method: str, metric: str) -> str:
+    """The per-instance comparison with the paper as GitHub markdown, with a one-line summary."""
+    lines = [
+        f"| instance | paper ({paper_method}) | ours ({method}, mean) | runs | one-sided 95% bounds | diff % | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+
+    def num(v: float) -> str:  # cuts are integers: never 1.233e+04
+        return "–" if v != v else f"{v:.0f}" if float(v).is_integer() else f"{v:.6g}"
+
+    for r in table.itertuples(index=False):
+        bounds = f"[{num(r.lo)}, {num(r.hi)}]" if r.lo == r.lo else "–"
+        lines.append(f"| {_cell(r.instance)} | {num(r.paper)} | {num(r.ours)} | {r.runs} | {bounds} | {r.diff_pct:+.2f} | {r.verdict} |")
+    counts = table["verdict"].value_counts()
+    parts = [f"{int(counts[v])} {v}" for v in ("above the paper", "consistent", "below the paper", "one run") if v in counts]
+    mean = float(table["diff_pct"].mean()) if len(table) else float("nan")
+    lines.append("")
+    lines.append(
+        f"{len(table)} instances, metric `{metric}`: " + (", ".join(parts) or "none") + f"; mean difference {mean:+.2f}%. "
+        "The paper's figure is one run, so the bounds are on our mean only; "
+        "'above'/'below' mean the paper's value lies outside our one-sided 95% bound."
+    )
+    return "\n".join(lines)
+
+
+def _cmd_versus_paper(a: argparse.Namespace) -> int:
+    from bench.report import versus_paper
+
+    df, meta = _frame_for(a)
+    paper_method = a.paper_method or a.versus_paper
+    metric = a.metric or meta["primary"]
+    table = versus_paper(df, _paper_results(a), meta, a.versus_paper, paper_method=paper_method, metric=metric)
+    if table.empty:
+        raise _Usage(
+            f"no instance has both ok runs of {a.versus_paper!r} and a paper value of {paper_method!r} for metric {metric!r}"
+        )
+    md = versus_paper_markdown(table, a.versus_paper, paper_method, metric)
+    if a.update:
+        if a.store:
+            raise _Usage("--update writes published results only: drop --store")
+        path = Path(a.update)
+        if not path.is_file():
+            raise _Usage(f"{path}: no such file")
+        from bench.bundle import load_bundles
+
+        src = ", ".join(sorted(Path(k).name for k in load_bundles(a.results, a.task).manifests)) or "none"
+        cmd = f"python -m bench claims --task {a.task} --versus-paper {a.versus_paper}"
+        if a.paper_method:
+            cmd += f" --paper-method {a.paper_method}"
+        if a.metric:
+            cmd += f" --metric {a.metric}"
+        body = f"*Generated from the published bundles ({src}) by `{cmd} --update <this file>`; do not edit by hand.*\n\n" + md
+        changed = update_generated_block(path, a.task, body, a.versus_paper)
+        print(f"{path}: {'updated' if changed else 'already up to date'}")
+    elif a.format == "json":
+        sys.stdout.write(table.to_json(orient="records", indent=1) + "\n")
+    else:
+        print(md)
+    return 0
+
+
 def cmd_claims(a: argparse.Namespace) -> int:
+    if a.versus_paper:
+        return _cmd_versus_paper(a)
     table = claims_table(a.task, a.results, a.store)
     if table.empty:
         print(f"task {a.task} records no claims")

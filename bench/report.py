@@ -23,6 +23,7 @@ from bench.stats import (
     quality_costs,
     rank_methods,
     stratified_bootstrap_aggregate,
+    t_bounds,
 )
 from bench.store import STATUSES
 
@@ -41,6 +42,7 @@ __all__ = [
     "role_aggregate",
     "ROLES",
     "paper_table",
+    "versus_paper",
     "profile_table",
     "pareto_table",
     "anytime_table",
@@ -431,6 +433,81 @@ def paper_table(paper_results: list[dict[str, Any]]) -> pd.DataFrame:
         if c not in df:
             df[c] = ""
     return df[cols]
+
+
+def versus_paper(
+    records: pd.DataFrame,
+    paper_results: list[dict[str, Any]],
+    meta: dict[str, Any],
+    method: str,
+    *,
+    paper_method: str | None = None,
+    metric: str | None = None,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """Our runs of ``method`` beside the paper's reported value, instance by instance.
+
+    A paper's per-instance figure is one run, with no spread, so only our
+    side has an interval: one-sided Student-t bounds on our mean over seeds
+    (:func:`bench.stats.t_bounds`, each at ``1 - alpha``). The verdict says
+    ``above the paper`` when our lower bound exceeds the paper's value,
+    ``below the paper`` when our upper bound is under it, ``consistent``
+    otherwise, and ``one run`` with fewer than two valid runs.
+
+    Parameters
+    ----------
+    records : DataFrame
+        Records of one task (any tiers; only ``ok`` runs of ``method`` count).
+    paper_results : list of dict
+        The task's ``paper_results`` entries (instance, method, metric, value, source).
+    meta : dict
+        The task's exported ``meta`` (its ``primary`` metric is the default).
+    method : str
+        Our method's name.
+    paper_method : str, optional
+        The paper's name for it (default ``method``).
+    metric : str, optional
+        A metric both sides report (default the task's primary metric).
+    alpha : float
+        One-sided error rate of each bound.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``instance, paper, ours, runs, lo, hi, diff_pct, verdict,
+        source``, one row per instance that both sides have; instances sorted
+        as the records list them.
+    """
+    metric = metric or meta["primary"]
+    cols = ["instance", "paper", "ours", "runs", "lo", "hi", "diff_pct", "verdict", "source"]
+    paper = [p for p in paper_results if p.get("method") == (paper_method or method) and p.get("metric") == metric]
+    col = f"metric.{metric}"
+    if records.empty or not paper or col not in records:
+        return pd.DataFrame(columns=cols)
+    ok = records[(records["method"] == method) & (records["status"] == "ok")]
+    values = {i: pd.to_numeric(g[col], errors="coerce").dropna().to_numpy() for i, g in ok.groupby("instance", sort=False)}
+    rows = []
+    for p in paper:
+        x = values.get(p["instance"])
+        if x is None or x.size == 0:
+            continue
+        ref = float(p["value"])
+        lo, hi = t_bounds(x, alpha)
+        if x.size < 2:
+            verdict = "one run"
+        elif lo > ref:
+            verdict = "above the paper"
+        elif hi < ref:
+            verdict = "below the paper"
+        else:
+            verdict = "consistent"
+        mean = float(x.mean())
+        rows.append({"instance": p["instance"], "paper": ref, "ours": mean, "runs": int(x.size), "lo": lo, "hi": hi,
+                     "diff_pct": 100.0 * (mean - ref) / abs(ref) if ref else math.nan, "verdict": verdict,
+                     "source": str(p.get("source", ""))})  # fmt: skip
+    order = {i: k for k, i in enumerate(records["instance"].unique())}
+    out = pd.DataFrame(rows, columns=cols)
+    return out.sort_values("instance", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
 
 
 def profile_table(records: pd.DataFrame, meta: dict[str, Any], *, measure: str = "quality", taus: np.ndarray | None = None) -> pd.DataFrame:

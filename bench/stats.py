@@ -7,6 +7,7 @@ the web show the same intervals.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,7 @@ __all__ = [
     "labels_to_reach",
     "label_saving",
     "stratified_saving_ci",
+    "t_bounds",
 ]
 
 
@@ -552,3 +554,33 @@ def stratified_saving_ci(
     boots /= len(strata)
     lo, hi = np.quantile(boots, [alpha / 2, 1 - alpha / 2])
     return (est, float(lo), float(hi))
+
+
+def t_bounds(x: Sequence[float] | np.ndarray, alpha: float = 0.05) -> tuple[float, float]:
+    """One-sided Student-t bounds on the mean of ``x``, each at level ``1 - alpha``.
+
+    ``lo = mean - t(1-alpha, n-1) s / sqrt(n)`` and ``hi = mean + ...``, with
+    ``s`` the sample standard deviation. Each bound alone is one-sided: the
+    right tool against a reference that is a single number (a paper's one
+    run), which has no spread of its own. NaN values are dropped; fewer than
+    two values give ``(nan, nan)``.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        Repeated measurements (seeds).
+    alpha : float
+        One-sided error rate of each bound.
+
+    Returns
+    -------
+    (float, float)
+        The lower and the upper bound.
+    """
+    v = np.asarray(x, dtype=float)
+    v = v[~np.isnan(v)]
+    if v.size < 2:
+        return (math.nan, math.nan)
+    half = float(_st.t.ppf(1.0 - alpha, v.size - 1)) * float(v.std(ddof=1)) / math.sqrt(v.size)
+    m = float(v.mean())
+    return (m - half, m + half)

@@ -121,6 +121,19 @@ def test_publish_claims_verify(cli, toy_run, tmp_path):
     rc, _, err = cli("claims", "--task", "toy-mean", "--results", results, "--update", readme)
     assert rc == 2 and "no '<!-- BEGIN GENERATED" in err and readme.read_text() == "no markers here\n"
 
+    # our method beside the paper's per-instance numbers, in its own generated block
+    readme.write_text(
+        "<!-- BEGIN GENERATED: python -m bench claims --task toy-mean --format markdown -->\nclaims\n<!-- END GENERATED -->\n"
+        "<!-- BEGIN GENERATED: python -m bench claims --task toy-mean --versus-paper toy-sample-mean -->\nold\n<!-- END GENERATED -->\n"
+    )
+    rc, out, err = cli("claims", "--task", "toy-mean", "--results", results, "--versus-paper", "toy-sample-mean", "--update", readme)
+    assert rc == 0 and "updated" in out, err
+    text = readme.read_text()
+    assert "claims\n" in text and "old" not in text  # only the versus block changed
+    assert "| mu0 | 0.07 |" in text and "2 instances, metric `abs_err`" in text
+    rc, out, _ = cli("claims", "--task", "toy-mean", "--results", results, "--versus-paper", "toy-noisy")
+    assert rc == 2  # the paper reports nothing for toy-noisy
+
     rc, out, _ = cli("verify", "--task", "toy-mean", "--results", results)
     assert rc == 0 and "match 24" in out
     # tamper with one solution: verify must notice

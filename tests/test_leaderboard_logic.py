@@ -140,6 +140,33 @@ def test_ranking_uses_complete_blocks_and_says_what_it_left_out(bundles):
     assert kres.methods[-1] == "random-fill" and kres.n_blocks == 2
 
 
+def test_versus_paper_bounds_our_mean_against_the_papers_single_run():
+    from bench.report import versus_paper
+
+    rec = pd.DataFrame({
+        "method": ["m"] * 7 + ["other"],
+        "instance": ["a", "a", "a", "b", "b", "b", "c", "a"],
+        "status": ["ok"] * 6 + ["ok", "ok"],
+        "metric.cut": [10.0, 11.0, 12.0, 20.0, 20.0, 20.0, 5.0, 99.0],
+    })  # fmt: skip
+    paper = [
+        {"instance": "a", "method": "m", "metric": "cut", "value": 14.0, "source": "T1"},  # hi = 11 + 1.686 < 14
+        {"instance": "b", "method": "m", "metric": "cut", "value": 20.0, "source": "T1"},  # no spread, equal
+        {"instance": "c", "method": "m", "metric": "cut", "value": 1.0, "source": "T1"},  # one run
+        {"instance": "z", "method": "m", "metric": "cut", "value": 1.0, "source": "T1"},  # not run here
+        {"instance": "a", "method": "m", "metric": "time_s", "value": 1.0, "source": "T1"},  # other metric
+    ]
+    t = versus_paper(rec, paper, {"primary": "cut"}, "m").set_index("instance")
+    assert list(t.index) == ["a", "b", "c"]
+    assert t.loc["a", "verdict"] == "below the paper" and t.loc["a", "ours"] == 11.0 and t.loc["a", "runs"] == 3
+    assert t.loc["a", "hi"] == pytest.approx(11.0 + 1.685854, abs=1e-6)
+    assert t.loc["a", "diff_pct"] == pytest.approx(100 * (11 - 14) / 14)
+    assert t.loc["b", "verdict"] == "consistent" and t.loc["c", "verdict"] == "one run"
+    paper[0]["value"] = 9.0  # lo = 9.31 > 9
+    assert versus_paper(rec, paper, {"primary": "cut"}, "m").iloc[0]["verdict"] == "above the paper"
+    assert versus_paper(rec, paper, {"primary": "cut"}, "m", metric="nope").empty
+
+
 def test_paper_numbers_are_separate_labelled_rows(bundles):
     pt = paper_table(bundles.paper_results["toy-mean"])
     assert set(pt["row"]) == {"reported by the paper"}

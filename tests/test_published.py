@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT
 
 RESULTS = ROOT / "results"
-BLOCK = re.compile(r"<!-- BEGIN GENERATED: python -m bench claims --task (\S+) ")
+BLOCK = re.compile(r"<!-- BEGIN GENERATED: python -m bench claims --task (\S+)((?: --versus-paper \S+)?) ")
 
 
 def _generated_blocks() -> list[tuple[Path, str]]:
@@ -25,8 +25,8 @@ def _generated_blocks() -> list[tuple[Path, str]]:
     for readme in sorted(ROOT.glob("*/**/README.md")):
         if ".venv" in readme.parts or "node_modules" in readme.parts:
             continue
-        for task in BLOCK.findall(readme.read_text()):
-            out.append((readme, task))
+        for task, versus in BLOCK.findall(readme.read_text()):
+            out.append((readme, task + versus))
     return out
 
 
@@ -35,19 +35,22 @@ BLOCKS = _generated_blocks()
 
 def test_the_maxcut_readme_has_a_generated_claims_block():
     assert (ROOT / "tasks" / "maxcut" / "README.md", "maxcut") in BLOCKS
+    assert (ROOT / "tasks" / "maxcut" / "README.md", "maxcut --versus-paper ros") in BLOCKS
 
 
 @pytest.mark.parametrize(("readme", "task"), BLOCKS, ids=[f"{r.relative_to(ROOT)}:{t}" for r, t in BLOCKS])
 def test_generated_claims_tables_are_up_to_date(cli, tmp_path, readme, task):
+    task, *versus = task.split()
     if not list((RESULTS / task).glob("*/manifest.json")):
         assert "Not generated yet" in readme.read_text(), f"{readme}: a claims table for {task} but no bundle under results/{task}"
         return
     copy = tmp_path / "README.md"
     shutil.copyfile(readme, copy)
-    rc, out, err = cli("claims", "--task", task, "--results", RESULTS, "--update", copy)
+    rc, out, err = cli("claims", "--task", task, *versus, "--results", RESULTS, "--update", copy)
     assert rc == 0, err
     rel = readme.relative_to(ROOT)
-    assert copy.read_text() == readme.read_text(), f"{rel} is stale: run `python -m bench claims --task {task} --update {rel}`"
+    cmd = " ".join(["python -m bench claims --task", task, *versus, "--update", str(rel)])
+    assert copy.read_text() == readme.read_text(), f"{rel} is stale: run `{cmd}`"
 
 
 @pytest.mark.parametrize("task", sorted({p.parent.parent.name for p in RESULTS.glob("*/*/manifest.json")}) or ["(none)"])

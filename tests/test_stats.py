@@ -172,7 +172,18 @@ from bench.stats import (  # noqa: E402
     rank_blocks,
     rank_methods,
     stratified_bootstrap_aggregate,
+    t_bounds,
 )
+
+
+def test_t_bounds_hand_computed():
+    # mean 2, s = 1, n = 3, t(0.95, 2) = 2.919986: half-width 2.919986 / sqrt(3) = 1.685854
+    lo, hi = t_bounds([1.0, 2.0, 3.0])
+    assert lo == pytest.approx(2.0 - 1.685854, abs=1e-6) and hi == pytest.approx(2.0 + 1.685854, abs=1e-6)
+    lo90, hi90 = t_bounds([1.0, 2.0, 3.0], alpha=0.1)  # t(0.9, 2) = 1.885618
+    assert hi90 == pytest.approx(2.0 + 1.885618 / 3**0.5, abs=1e-6) and lo < lo90
+    assert t_bounds([5.0, 5.0, nan]) == (5.0, 5.0)  # no spread, NaN dropped
+    assert all(v != v for v in t_bounds([4.0]))  # one value: no bound
 
 
 @pytest.mark.parametrize(
