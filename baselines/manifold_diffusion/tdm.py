@@ -85,7 +85,7 @@ from methods.manifold_diffusion.common import (
     to_numpy_points,
 )
 
-__all__ = ["TDM", "TDMMethod", "ScoreResNet", "algebra_dim", "to_algebra", "forward_process", "torus_bridge"]
+__all__ = ["TDM", "TDMMethod", "ScoreResNet", "algebra_dim", "to_algebra", "forward_process", "torus_bridge", "torus_dsm_pair"]
 
 
 def algebra_dim(manifold: str, n: int) -> int:
@@ -174,6 +174,50 @@ def torus_bridge(t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Ten
     return c, var_g, -torch.expm1(-2 * t)
 
 
+def torus_dsm_pair(
+    theta0: torch.Tensor,
+    t: torch.Tensor,
+    gen: torch.Generator,
+    geo: Geometry,
+    wraps: int = 2,
+    xi0: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Draw ``(theta_t, xi_t)`` given data angles and return the DSM target (float64).
+
+    Parameters
+    ----------
+    theta0
+        Data angles ``(B, d)``.
+    t
+        Times ``(B,)``.
+    gen
+        Random generator (``xi_0 ~ N(0, I)`` and the two noises).
+    geo
+        Torus :class:`Geometry` (its wrapped-Gaussian score).
+    wraps
+        Images on each side in the wrapped-Gaussian score (official ``k = 2``).
+    xi0
+        Start momenta ``(B, d)``; drawn from ``N(0, I)`` when omitted.
+
+    Returns
+    -------
+    theta_t, xi_t, target
+        ``target = grad_{xi_t} log p(theta_t, xi_t | theta_0, xi_0)``, all ``(B, d)``.
+    """
+    c, var_g, var_xi = (v[:, None] for v in torus_bridge(t))
+    if xi0 is None:
+        xi0 = torch.randn(theta0.shape, generator=gen, dtype=torch.float64)
+    e_xi = torch.randn(theta0.shape, generator=gen, dtype=torch.float64)
+    e_g = torch.randn(theta0.shape, generator=gen, dtype=torch.float64)
+    xit = torch.exp(-t.to(torch.float64))[:, None] * xi0 + var_xi.sqrt() * e_xi
+    mean = c * (xi0 + xit)
+    theta = torch.remainder(theta0 + mean + var_g.sqrt() * e_g, TWO_PI)
+    # the increment's residual wrapped into [-pi, pi), and its wrapped-Gaussian score
+    delta = torch.remainder(theta - theta0 - mean + math.pi, TWO_PI) - math.pi
+    g_score = geo.wrapped_score(torch.zeros_like(delta), delta, var_g[:, 0], images=wraps)
+    return theta, xit, -e_xi / var_xi.sqrt() - c * g_score  # d(residual)/d(xi_t) = -c
+
+
 def _timestep_embedding(t: torch.Tensor, dim: int, max_period: float = 10000.0) -> torch.Tensor:
     half = dim // 2
     freqs = torch.exp(-math.log(max_period) * torch.arange(half, dtype=torch.float32) / half)
@@ -189,14 +233,17 @@ class ScoreResNet(nn.Module):
     d_in, d_out
         Input features and momentum coordinates.
     hidden, blocks
-        Width and number of residual blocks (3 Linear+SiLU each, pre-GroupNorm).
+        Width and number of residual blocks (3 Linear+SiLU each, pre-GroupNorm with 16
+        channels per group).
     time_dim
         Size of the sinusoidal embedding of the time index.
     """
 
     def __init__(self, d_in: int, d_out: int, hidden: int = 256, blocks: int = 2, time_dim: int = 128) -> None:
         super().__init__()
-        groups = math.gcd(32, hidden)
+        # 16 channels per group, as GroupNorm(32) on the official width 512; GroupNorm(32) on a
+        # narrow layer would normalise groups of 1-2 channels and erase the features
+        groups = max(1, hidden // 16) if hidden % 16 == 0 else 1
         self.time_dim = time_dim
         self.t_mlp = nn.Sequential(nn.Linear(time_dim, hidden), nn.SiLU(), nn.Linear(hidden, hidden))
         self.inp = nn.Linear(d_in, hidden)
@@ -274,18 +321,8 @@ class TDM(TrainThenSample):
         """Closed-form DSM on the torus (abelian), weight ``sigma_xi^2``."""
         b = theta0.shape[0]
         t = self.t0 + (self.T - self.t0) * torch.rand(b, generator=self.gen, dtype=torch.float64)
-        c, var_g, var_xi = (v[:, None] for v in torus_bridge(t))
-        xi0 = torch.randn(theta0.shape, generator=self.gen, dtype=torch.float64)
-        e_xi = torch.randn(theta0.shape, generator=self.gen, dtype=torch.float64)
-        e_g = torch.randn(theta0.shape, generator=self.gen, dtype=torch.float64)
-        xit = torch.exp(-t)[:, None] * xi0 + var_xi.sqrt() * e_xi
-        mean = c * (xi0 + xit)
-        theta = torch.remainder(theta0 + mean + var_g.sqrt() * e_g, TWO_PI)
-        # wrapped increment in [-pi, pi); its wrapped-Gaussian score w.r.t. the increment
-        delta = torch.remainder(theta - theta0 - mean + math.pi, TWO_PI) - math.pi
-        g_score = self.geo.wrapped_score(torch.zeros_like(delta), delta, var_g[:, 0], images=self.wraps)
-        target = -e_xi / var_xi.sqrt() - c * g_score  # d(increment)/d(xi_t) = -c
-        sd = var_xi.sqrt().float()
+        theta, xit, target = torus_dsm_pair(theta0, t, self.gen, self.geo, self.wraps)
+        sd = torch.sqrt(-torch.expm1(-2 * t))[:, None].float()
         pred = self.score(theta, xit, t)
         return ((sd * pred - sd * target.float()) ** 2).mean()
 
