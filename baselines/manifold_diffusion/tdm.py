@@ -64,6 +64,8 @@ linear warm-up):
 - the network outputs the score directly (official ``ssm``: raw output times ``sqrt(dt)``);
 - the exact one-step noise scale instead of ``sqrt(2 dt)``; states after ``k`` steps are
   labelled ``t = k dt`` (official: ``linspace(t0, T, interval)[k - 1]``);
+- GroupNorm with 16 channels per group (the official 32 groups on width 512); 32 groups on a
+  narrow layer normalise single channels to zero and the network ignores its input;
 - the torus is handled in angle coordinates, not as stacked 2 x 2 rotations (same process).
 """
 
@@ -397,7 +399,7 @@ class TDM(TrainThenSample):
         "SO / 9 U); T = 5, t0 = 1e-2 on SO(n)/U(n) as the README's commands (config: T = 2, t0 = 1e-4), T = 15 on "
         "the torus; 100-step training grid (official 1000), pool of 512 simulated trajectories resampled every 200 "
         "steps; no EMA / warm-up / cosine LR; score output unscaled and exact one-step noise scale in the "
-        "trajectory loss; torus in angle coordinates. S^2 skipped (not a Lie group). UNVERIFIED: that the paper's "
+        "trajectory loss; GroupNorm with 16 channels per group; torus in angle coordinates. S^2 skipped (not a Lie group). UNVERIFIED: that the paper's "
         "'ISM' for SO(n)/U(n) is the code's one-step transition DSM ('ssm') used here."
     ),
 )
