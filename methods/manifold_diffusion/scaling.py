@@ -3,7 +3,10 @@
 ``python -m methods.manifold_diffusion.scaling --out DIR`` times ``train_step`` at batch 32,
 one thread, on the torus (d up to 1,000), SO(n) (n up to 46, d = 1,035) and U(n) (n up to 32,
 d = 1,024), for ``projected-diffusion`` (analytic eigenvector derivative), the same model with
-the official code's ``jacrev`` + ``vmap`` Jacobian, ``rsgm`` and ``ambient-ddpm``. It writes
+the official code's ``jacrev`` + ``vmap`` Jacobian, ``rsgm``, ``ambient-ddpm`` and ``tdm``
+(whose SO(n)/U(n) steps draw from a pool of simulated trajectories: the median excludes the
+pool's simulation, which costs ``interval`` matrix exponentials of ``pool`` matrices once
+every ``resample_every`` steps). It writes
 ``scaling.csv`` (median of the timed repeats after warm-up), fits log-log slopes over the
 largest sizes, and draws ``scaling.png``. The training points are Haar/uniform samples: the
 cost of a step does not depend on the data.
@@ -25,6 +28,7 @@ import torch
 
 from baselines.manifold_diffusion.ddpm import AmbientDDPM
 from baselines.manifold_diffusion.rsgm import RSGM
+from baselines.manifold_diffusion.tdm import TDM
 from bench.task import Instance
 from methods.manifold_diffusion.projected import ProjectedDiffusion
 
@@ -40,6 +44,7 @@ MODELS: dict[str, tuple[type, dict[str, Any]]] = {
     "projected-diffusion[jacrev]": (ProjectedDiffusion, {"jacobian": "jacrev"}),
     "rsgm": (RSGM, {}),
     "ambient-ddpm": (AmbientDDPM, {}),
+    "tdm": (TDM, {}),
 }
 
 
