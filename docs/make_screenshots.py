@@ -1,6 +1,7 @@
-"""Screenshots of the leaderboard for the README: ``python docs/make_screenshots.py [--results DIR]``.
+"""Screenshots of the leaderboard for the README: ``python docs/make_screenshots.py [--results DIR | --fresh]``.
 
-Without ``--results`` it makes real results first, in a temporary directory:
+By default it shows the published bundles in ``results/``. With ``--fresh`` it
+makes real results first, in a temporary directory:
 smoke-tier sweeps of Max-k-Cut (every method and baseline, 2 seeds) and
 knapsack (every baseline, 3 seeds), and the test-only ``toy-mean`` task (a
 paper method and baselines, one with anytime checkpoints), each published as
@@ -73,11 +74,12 @@ def shoot(results: Path, out_dir: Path) -> list[Path]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--results", type=Path, help="published bundles to show (default: make fresh ones)")
+    ap.add_argument("--results", type=Path, default=ROOT / "results", help="published bundles to show (default: results/)")
+    ap.add_argument("--fresh", action="store_true", help="make fresh smoke-tier bundles in a temporary directory instead")
     ap.add_argument("--out", type=Path, default=ROOT / "docs")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        results = a.results or make_results(Path(tmp))
+        results = make_results(Path(tmp)) if a.fresh else a.results
         for s in shoot(results, a.out):
             print(f"wrote {s}")
 
