@@ -216,7 +216,9 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
     cannot be read, or whose ``records.parquet``, ``task.json``, ``claims.json``
     or ``methods.json`` no longer has the sha256 its manifest lists, is skipped,
     and the reason is in ``warnings`` (and emitted as a Python warning) with
-    the bundle's path.
+    the bundle's path. Bundles are read in path order (oldest date first); a
+    record whose job key an earlier bundle already holds is dropped, with a
+    warning, so a job never counts twice.
     """
     root = Path(results_dir)
     frames = []
@@ -255,5 +257,18 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
         out.paper_results[name] = cjson.get("paper_results", [])
         out.methods.setdefault(name, {}).update({m["name"]: m for m in mjson})
     if frames:
-        out.records = pd.concat(frames, ignore_index=True, sort=False)
+        records = pd.concat(frames, ignore_index=True, sort=False)
+        dup = records["key"].duplicated(keep="first")
+        if dup.any():  # the same job published twice would count twice in every mean and CI
+            first = records.drop_duplicates("key").set_index("key")["bundle"]
+            for bundle, rows in records[dup].groupby("bundle", sort=True):
+                kept = sorted(set(first.loc[rows["key"]]))
+                msg = (
+                    f"{bundle}: {len(rows)} records repeat jobs (same job key) already published in "
+                    f"{', '.join(kept)}; the first published copy is kept"
+                )
+                out.warnings.append(msg)
+                warnings.warn(msg, stacklevel=2)
+            records = records[~dup].reset_index(drop=True)
+        out.records = records
     return out

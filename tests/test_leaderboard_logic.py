@@ -66,6 +66,21 @@ def test_a_file_changed_after_publishing_skips_its_bundle_by_name(results_copy, 
     assert set(b.records["task"]) == {"knapsack"}  # the other bundle still loads
 
 
+def test_a_job_published_twice_counts_once(results_copy, bundles):  # noqa: F811
+    import shutil
+
+    src = next((results_copy / "knapsack").iterdir())
+    again = src.parent / "29990101-submitted-again"  # the same records, in a later bundle
+    shutil.copytree(src, again)
+    manifest = json.loads((again / "manifest.json").read_text())
+    (again / "manifest.json").write_text(json.dumps({**manifest, "bundle": again.name}))
+    with pytest.warns(UserWarning, match="repeat jobs"):
+        b = load_bundles(results_copy)
+    assert len(b.records) == len(bundles.records) and not b.records["key"].duplicated().any()
+    assert len(b.warnings) == 1 and "29990101-submitted-again" in b.warnings[0] and src.name in b.warnings[0]
+    assert set(b.records.loc[b.records["task"] == "knapsack", "bundle"]) == {src.name}
+
+
 def test_summary_rows_name_their_machine_and_the_command_that_reruns_them(bundles):
     df, meta, _ = _task(bundles, "toy-mean")
     table = summary_table(df, meta)
