@@ -152,7 +152,7 @@ def render_table(table: pd.DataFrame, meta: dict[str, Any], console: Any = None,
         t.add_column(c, justify="left" if c in ("instance", "method", "status") else "right", no_wrap=c in ("instance", "method"))
     for r in table.itertuples(index=False):
         status = " ".join(f"{s}:{getattr(r, s)}" for s in STATUSES if getattr(r, s))
-        ci = f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]" if not math.isnan(r.ci_low) else "–"
+        ci = f"[{_fmt(r.ci_low, 6)}, {_fmt(r.ci_high, 6)}]" if not math.isnan(r.ci_low) else "–"  # as many digits as the mean
         name = f"[bold cyan]{escape(r.method)}[/]" if r.kind == "method" else escape(r.method)
         t.add_row(escape(str(r.instance)), name, str(r.runs), _fmt(r.mean, 6), ci, _fmt(r.reference, 6), _fmt(r.gap_pct, 3), _fmt(r.wall_s, 3), _fmt(r.peak_rss_mb, 3), status)
     console.print(t)
