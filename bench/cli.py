@@ -529,27 +529,30 @@ def _cmd_versus_paper(a: argparse.Namespace) -> int:
         )
     md = versus_paper_markdown(table, a.versus_paper, paper_method, metric)
     if a.update:
-        if a.store:
-            raise _Usage("--update writes published results only: drop --store")
-        path = Path(a.update)
-        if not path.is_file():
-            raise _Usage(f"{path}: no such file")
-        from bench.bundle import load_bundles
-
-        src = ", ".join(sorted(Path(k).name for k in load_bundles(a.results, a.task).manifests)) or "none"
         cmd = f"python -m bench claims --task {a.task} --versus-paper {a.versus_paper}"
         if a.paper_method:
             cmd += f" --paper-method {a.paper_method}"
         if a.metric:
             cmd += f" --metric {a.metric}"
-        body = f"*Generated from the published bundles ({src}) by `{cmd} --update <this file>`; do not edit by hand.*\n\n" + md
-        changed = update_generated_block(path, a.task, body, a.versus_paper)
-        print(f"{path}: {'updated' if changed else 'already up to date'}")
+        _update_file(a, sorted(df["bundle"].unique()) if "bundle" in df else [], cmd, md, a.versus_paper)
     elif a.format == "json":
         sys.stdout.write(table.to_json(orient="records", indent=1) + "\n")
     else:
         print(md)
     return 0
+
+
+def _update_file(a: argparse.Namespace, bundles: list[str], cmd: str, markdown: str, versus: str | None = None) -> None:
+    """Write ``markdown`` into the generated block of ``a.update`` named by ``a.task`` (and ``versus``)."""
+    if a.store:
+        raise _Usage("--update writes published results only: drop --store")
+    path = Path(a.update)
+    if not path.is_file():
+        raise _Usage(f"{path}: no such file")
+    src = ", ".join(bundles) or "none"
+    body = f"*Generated from the published bundles ({src}) by `{cmd} --update <this file>`; do not edit by hand.*\n\n" + markdown
+    changed = update_generated_block(path, a.task, body, versus)
+    print(f"{path}: {'updated' if changed else 'already up to date'}")
 
 
 def cmd_claims(a: argparse.Namespace) -> int:
@@ -560,15 +563,7 @@ def cmd_claims(a: argparse.Namespace) -> int:
         print(f"task {a.task} records no claims")
         return 0
     if a.update:
-        if a.store:
-            raise _Usage("--update writes published verdicts only: drop --store")
-        path = Path(a.update)
-        if not path.is_file():
-            raise _Usage(f"{path}: no such file")
-        src = ", ".join(table.attrs["bundles"]) or "none"
-        body = f"*Generated from the published bundles ({src}) by `python -m bench claims --task {a.task} --update <this file>`; do not edit by hand.*\n\n" + claims_markdown(table)
-        changed = update_generated_block(path, a.task, body)
-        print(f"{path}: {'updated' if changed else 'already up to date'}")
+        _update_file(a, list(table.attrs["bundles"]), f"python -m bench claims --task {a.task}", claims_markdown(table))
         return 0
     if a.format == "json":
         sys.stdout.write(table.to_json(orient="records", indent=1) + "\n")
