@@ -9,6 +9,11 @@ A bundle holds whole sweeps (failures included; single runs cannot be picked)::
     claims.json          the task's claims and the paper's reported numbers, as data
     methods.json         metadata of the methods in the bundle (deviations...)
 
+A bundle may *supersede* earlier bundles of its task (``bench publish
+--supersedes OLD``), for example a quiet rerun of jobs that first ran on a
+loaded machine. The old bundle stays in the repository as provenance, but its
+records are no longer read; ``Bundles.superseded`` says which replaced which.
+
 Bundles are read as data only (Parquet and JSON), so the leaderboard never
 imports a task or a method. A corrupted or foreign bundle is skipped with a
 warning that names it. Each bundle has its own directory, so concurrent
@@ -82,17 +87,31 @@ def publish(
     origin: str,
     author: str | None,
     catalog: list[dict[str, Any]],
+    supersedes: list[str] | None = None,
 ) -> Path:
     """Write a bundle of the given sweeps (every job of each, whatever its status).
+
+    Parameters
+    ----------
+    supersedes
+        Names of earlier bundles of the same task that this one replaces. Their
+        records stop counting once this bundle is published (they stay on
+        disk as provenance). A submitted bundle cannot supersede a
+        maintainers' one.
 
     Raises
     ------
     PublishError
         If a sweep is unknown, belongs to another task, or has a job with no
-        record (an interrupted sweep: rerun it to finish, then publish).
+        record (an interrupted sweep: rerun it to finish, then publish), or a
+        superseded bundle does not exist or may not be replaced.
     """
     if origin not in ("maintainers", "submitted"):
         raise PublishError(f"origin must be 'maintainers' or 'submitted', got {origin!r}")
+    task_dir = Path(results_dir) / task.meta.name
+    supersedes = list(dict.fromkeys(supersedes or []))
+    for old in supersedes:
+        _check_supersedable(task_dir, old, origin)
     manifests: list[SweepManifest] = []
     known = {m.sweep: m for m in store.sweeps()}
     for s in sweeps:
@@ -111,9 +130,9 @@ def publish(
         (missing.append(k) if rec is None else records.append(rec))
     if missing:
         raise PublishError(f"{len(missing)} of {len(keys)} jobs of the sweep have no record (interrupted?); rerun the same `bench run` command to finish it, then publish")
-    bundle_hash = hashlib.sha256("".join(sorted(keys)).encode()).hexdigest()[:10]
+    # a bundle that replaces others may hold the same jobs again, so its name hashes them too
+    bundle_hash = hashlib.sha256(("".join(sorted(keys)) + "".join(f"|{o}" for o in supersedes)).encode()).hexdigest()[:10]
     bundle_id = f"{time.strftime('%Y%m%d', time.gmtime())}-{origin}-{bundle_hash}"
-    task_dir = Path(results_dir) / task.meta.name
     for existing in task_dir.glob(f"*-{bundle_hash}"):
         raise PublishError(f"these results are already published as {existing}")
     out = task_dir / bundle_id
@@ -161,11 +180,25 @@ def publish(
         "git_commits": sorted({str(r.environment.get("git_commit")) for r in records}),
         "records": len(records),
         "status_counts": counts,
+        "supersedes": supersedes,
         "files": files,
     }
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
     tmp.rename(out)
     return out
+
+
+def _check_supersedable(task_dir: Path, old: str, origin: str) -> None:
+    mpath = task_dir / old / "manifest.json"
+    if not mpath.exists():
+        have = sorted(p.parent.name for p in task_dir.glob("*/manifest.json"))
+        raise PublishError(f"--supersedes {old}: no such bundle under {task_dir} (published: {', '.join(have) or 'none'})")
+    try:
+        manifest = json.loads(mpath.read_text())
+    except ValueError as exc:
+        raise PublishError(f"--supersedes {old}: {mpath} is not valid JSON ({exc})") from None
+    if origin == "submitted" and manifest.get("origin") == "maintainers":
+        raise PublishError(f"--supersedes {old}: a submitted bundle cannot replace the maintainers' bundle {old}")
 
 
 # ----------------------------------------------------------------------------- reading
@@ -182,6 +215,8 @@ class Bundles:
     paper_results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     methods: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: superseded bundle name -> the bundle that replaces it (its records are not read)
+    superseded: dict[str, str] = field(default_factory=dict)
 
 
 #: Files whose sha256 is checked against the manifest on every load (the solutions,
@@ -209,6 +244,27 @@ def _check_hashes(bdir: Path, manifest: dict[str, Any]) -> None:
             )
 
 
+def _superseded(loaded: list[tuple[Any, ...]], messages: list[str]) -> dict[str, str]:
+    """Old bundle name -> the name of the bundle (same task) that replaces it."""
+    by_name = {bdir.name: (bdir, manifest) for bdir, manifest, *_ in loaded}
+    out: dict[str, str] = {}
+    for bdir, manifest, *_ in loaded:
+        for old in manifest.get("supersedes") or []:
+            if old not in by_name:
+                continue  # already removed from the repository: nothing to hide
+            old_dir, old_manifest = by_name[old]
+            if old_dir.parent != bdir.parent:
+                msg = f"{bdir}: 'supersedes' names {old}, a bundle of another task; ignored"
+            elif manifest.get("origin") == "submitted" and old_manifest.get("origin") == "maintainers":
+                msg = f"{bdir}: a submitted bundle cannot supersede the maintainers' bundle {old}; ignored"
+            else:
+                out[old] = bdir.name
+                continue
+            messages.append(msg)
+            warnings.warn(msg, stacklevel=3)
+    return out
+
+
 def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
     """Read every bundle under ``results_dir`` (optionally one task's).
 
@@ -218,12 +274,15 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
     and the reason is in ``warnings`` (and emitted as a Python warning) with
     the bundle's path. Bundles are read in path order (oldest date first); a
     record whose job key an earlier bundle already holds is dropped, with a
-    warning, so a job never counts twice.
+    warning, so a job never counts twice. A bundle named in another bundle's
+    ``supersedes`` (of the same task) is not read at all; ``superseded`` maps
+    it to its replacement.
     """
     root = Path(results_dir)
     frames = []
     out = Bundles(records=pd.DataFrame())
     pattern = f"{task}/*/manifest.json" if task else "*/*/manifest.json"
+    loaded = []
     for mpath in sorted(root.glob(pattern)):
         bdir = mpath.parent
         try:
@@ -241,10 +300,18 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
             tjson = json.loads((bdir / "task.json").read_text())
             cjson = json.loads((bdir / "claims.json").read_text())
             mjson = json.loads((bdir / "methods.json").read_text()) if (bdir / "methods.json").exists() else []
+            supersedes = manifest.get("supersedes") or []
+            if not isinstance(supersedes, list) or not all(isinstance(x, str) for x in supersedes):
+                raise ValueError("manifest.json 'supersedes' is not a list of bundle names")
         except Exception as exc:
             msg = f"{bdir}: bundle skipped ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
             out.warnings.append(msg)
             warnings.warn(msg, stacklevel=2)
+            continue
+        loaded.append((bdir, manifest, df, tjson, cjson, mjson))
+    out.superseded = _superseded(loaded, out.warnings)
+    for bdir, manifest, df, tjson, cjson, mjson in loaded:
+        if bdir.name in out.superseded:
             continue
         name = manifest.get("task", bdir.parent.name)
         df["bundle"] = manifest.get("bundle", bdir.name)
@@ -265,7 +332,8 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
                 kept = sorted(set(first.loc[rows["key"]]))
                 msg = (
                     f"{bundle}: {len(rows)} records repeat jobs (same job key) already published in "
-                    f"{', '.join(kept)}; the first published copy is kept"
+                    f"{', '.join(kept)}; the first published copy is kept (to replace it, publish the rerun "
+                    "with `bench publish --supersedes <old bundle>`)"
                 )
                 out.warnings.append(msg)
                 warnings.warn(msg, stacklevel=2)

@@ -129,6 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--results", default="results")
     s.add_argument("--origin", choices=["maintainers", "submitted"], default="submitted")
     s.add_argument("--author")
+    s.add_argument(
+        "--supersedes",
+        action="append",
+        metavar="BUNDLE",
+        help="an earlier bundle of the task that this one replaces (e.g. a quiet rerun); repeatable",
+    )
 
     s = sub.add_parser("claims", help="verdicts on the paper's claims")
     s.add_argument("--task", required=True)
@@ -407,8 +413,10 @@ def cmd_publish(a: argparse.Namespace) -> int:
             raise _Usage(f"no finished sweep of {a.task} in {store.root}; run `python -m bench run --task {a.task}` first")
         sweeps = [done[-1].sweep]
     catalog, _ = probe_catalog()
-    out = publish(store, task, sweeps, Path(a.results), origin=a.origin, author=a.author, catalog=catalog)
-    print(f"published {', '.join(sweeps)} to {out}")
+    out = publish(
+        store, task, sweeps, Path(a.results), origin=a.origin, author=a.author, catalog=catalog, supersedes=a.supersedes
+    )
+    print(f"published {', '.join(sweeps)} to {out}" + (f" (supersedes {', '.join(a.supersedes)})" if a.supersedes else ""))
     return 0
 
 

@@ -50,6 +50,11 @@ def main() -> None:
     st.caption(f"Source: {data.source}")
     for w in data.warnings:
         st.warning(w)
+    if data.superseded:
+        st.caption(
+            "Superseded bundles, kept as provenance and not counted: "
+            + ", ".join(f"{old} (replaced by {new})" for old, new in sorted(data.superseded.items()))
+        )
     view = st.sidebar.radio("page", PAGES, index=PAGES.index(st.query_params.get("view", "Overview")) if st.query_params.get("view") in PAGES else 0, key="view")
     st.query_params["view"] = view
     if view == "Submit":

@@ -34,7 +34,8 @@ class Data:
 
     ``records`` holds one row per job (all tasks, all versions); ``tasks`` maps
     a task name to its exported metadata (``meta``, ``tiers``, ``instances``);
-    ``provenance`` maps a bundle path (or ``store``) to its manifest.
+    ``provenance`` maps a bundle path (or ``store``) to its manifest;
+    ``superseded`` maps a replaced bundle's name to its replacement's.
     """
 
     source: str
@@ -45,6 +46,7 @@ class Data:
     methods: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    superseded: dict[str, str] = field(default_factory=dict)
 
     def task_records(self, task: str, tier: str | None = None) -> pd.DataFrame:
         """Records of the task's current version (and one tier, if given)."""
@@ -71,6 +73,7 @@ def load_results(results_dir: str | Path) -> Data:
         methods=b.methods,
         provenance=b.manifests,
         warnings=list(b.warnings),
+        superseded=dict(b.superseded),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -143,6 +144,29 @@ def test_publish_claims_verify(cli, toy_run, tmp_path):
     wire.save_npz(str(sol), np.array(123.0))
     rc, out, _ = cli("verify", "--task", "toy-mean", "--results", results)
     assert rc == 1 and "mismatch" in out
+
+
+def test_a_rerun_published_with_supersedes_replaces_the_old_bundle(cli, toy_run, tmp_path):
+    results = tmp_path / "results"
+    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers")
+    assert rc == 0, err
+    (old,) = (results / "toy-mean").iterdir()
+    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers", "--supersedes", "20000101-nope")
+    assert rc == 2 and "--supersedes 20000101-nope: no such bundle" in err and old.name in err
+    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--supersedes", old.name)
+    assert rc == 2 and "submitted bundle cannot replace the maintainers'" in err
+    rc, out, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers", "--supersedes", old.name)
+    assert rc == 0 and f"supersedes {old.name}" in out, err
+    (new,) = {p for p in (results / "toy-mean").iterdir()} - {old}
+    assert json.loads((new / "manifest.json").read_text())["supersedes"] == [old.name]
+    from bench.bundle import load_bundles
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the same jobs twice, but no "repeat jobs" warning: one bundle replaces the other
+        b = load_bundles(results)
+    assert b.superseded == {old.name: new.name} and set(b.records["bundle"]) == {new.name} and len(b.records) == 27
+    rc, out, _ = cli("claims", "--task", "toy-mean", "--results", results, "--format", "json")
+    assert rc == 0 and {r["id"]: r["verdict"] for r in json.loads(out)}["mean-accurate"] == "confirmed"
 
 
 def test_publish_refuses_an_unfinished_sweep(cli, toy_run, tmp_path):

@@ -81,6 +81,35 @@ def test_a_job_published_twice_counts_once(results_copy, bundles):  # noqa: F811
     assert set(b.records.loc[b.records["task"] == "knapsack", "bundle"]) == {src.name}
 
 
+def test_supersedes_hides_a_bundle_only_within_its_task_and_origin(results_copy, bundles):  # noqa: F811
+    import shutil
+
+    toy = next((results_copy / "toy-mean").iterdir())  # submitted
+    knap = next((results_copy / "knapsack").iterdir())  # maintainers
+    again = knap.parent / "29990101-maintainers-rerun"
+    shutil.copytree(knap, again)
+    manifest = json.loads((again / "manifest.json").read_text())
+    (again / "manifest.json").write_text(json.dumps({**manifest, "bundle": again.name, "supersedes": [knap.name]}))
+    rogue = toy.parent / "29990101-submitted-rogue"  # a submission may not hide the maintainers' bundle
+    shutil.copytree(toy, rogue)
+    manifest = json.loads((rogue / "manifest.json").read_text())
+    (rogue / "manifest.json").write_text(json.dumps({**manifest, "bundle": rogue.name, "supersedes": [toy.name, knap.name]}))
+    with pytest.warns(UserWarning, match="another task"):
+        b = load_bundles(results_copy)
+    assert b.superseded == {knap.name: again.name, toy.name: rogue.name}
+    assert set(b.records["bundle"]) == {again.name, rogue.name} and len(b.records) == len(bundles.records)
+    assert [w for w in b.warnings if "another task" in w and knap.name in w]
+    (rogue / "manifest.json").write_text(json.dumps({**manifest, "bundle": rogue.name, "supersedes": "oops"}))
+    with pytest.warns(UserWarning, match="'supersedes' is not a list"):
+        b = load_bundles(results_copy)
+    assert set(b.records["bundle"]) == {again.name, toy.name}
+    manifest = json.loads((again / "manifest.json").read_text())
+    (again / "manifest.json").write_text(json.dumps({**manifest, "origin": "submitted"}))
+    with pytest.warns(UserWarning, match="cannot supersede the maintainers' bundle"):
+        b = load_bundles(results_copy)
+    assert not b.superseded and (b.records["key"].duplicated().sum() == 0)
+
+
 def test_summary_rows_name_their_machine_and_the_command_that_reruns_them(bundles):
     df, meta, _ = _task(bundles, "toy-mean")
     table = summary_table(df, meta)
