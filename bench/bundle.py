@@ -11,8 +11,9 @@ A bundle holds whole sweeps (failures included; single runs cannot be picked)::
 
 A bundle may *supersede* earlier bundles of its task (``bench publish
 --supersedes OLD``), for example a quiet rerun of jobs that first ran on a
-loaded machine. The old bundle stays in the repository as provenance, but its
-records are no longer read; ``Bundles.superseded`` says which replaced which.
+loaded machine: for every job key the two share, the new record replaces the
+old one; the old bundle's other records still count. The old bundle stays in
+the repository as provenance; ``Bundles.superseded`` says which replaced which.
 
 Bundles are read as data only (Parquet and JSON), so the leaderboard never
 imports a task or a method. A corrupted or foreign bundle is skipped with a
@@ -94,10 +95,10 @@ def publish(
     Parameters
     ----------
     supersedes
-        Names of earlier bundles of the same task that this one replaces. Their
-        records stop counting once this bundle is published (they stay on
-        disk as provenance). A submitted bundle cannot supersede a
-        maintainers' one.
+        Names of earlier bundles of the same task that this one replaces: each
+        of their records whose job key this bundle also holds stops counting
+        (it stays on disk as provenance); their other records still count. A
+        submitted bundle cannot supersede a maintainers' one.
 
     Raises
     ------
@@ -215,8 +216,8 @@ class Bundles:
     paper_results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     methods: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    #: superseded bundle name -> the bundle that replaces it (its records are not read)
-    superseded: dict[str, str] = field(default_factory=dict)
+    #: superseded bundle name -> the bundles that replace (some of) its records
+    superseded: dict[str, list[str]] = field(default_factory=dict)
 
 
 #: Files whose sha256 is checked against the manifest on every load (the solutions,
@@ -244,10 +245,10 @@ def _check_hashes(bdir: Path, manifest: dict[str, Any]) -> None:
             )
 
 
-def _superseded(loaded: list[tuple[Any, ...]], messages: list[str]) -> dict[str, str]:
-    """Old bundle name -> the name of the bundle (same task) that replaces it."""
+def _superseded(loaded: list[tuple[Any, ...]], messages: list[str]) -> dict[str, list[str]]:
+    """Old bundle name -> the names of the bundles (same task) that replace it."""
     by_name = {bdir.name: (bdir, manifest) for bdir, manifest, *_ in loaded}
-    out: dict[str, str] = {}
+    out: dict[str, list[str]] = {}
     for bdir, manifest, *_ in loaded:
         for old in manifest.get("supersedes") or []:
             if old not in by_name:
@@ -258,10 +259,22 @@ def _superseded(loaded: list[tuple[Any, ...]], messages: list[str]) -> dict[str,
             elif manifest.get("origin") == "submitted" and old_manifest.get("origin") == "maintainers":
                 msg = f"{bdir}: a submitted bundle cannot supersede the maintainers' bundle {old}; ignored"
             else:
-                out[old] = bdir.name
+                out.setdefault(old, []).append(bdir.name)
                 continue
             messages.append(msg)
             warnings.warn(msg, stacklevel=3)
+    return out
+
+
+def _replacements(name: str, superseded: dict[str, list[str]]) -> set[str]:
+    """Every bundle that supersedes ``name``, directly or through a chain."""
+    out: set[str] = set()
+    todo = list(superseded.get(name, []))
+    while todo:
+        b = todo.pop()
+        if b not in out and b != name:
+            out.add(b)
+            todo += superseded.get(b, [])
     return out
 
 
@@ -274,9 +287,11 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
     and the reason is in ``warnings`` (and emitted as a Python warning) with
     the bundle's path. Bundles are read in path order (oldest date first); a
     record whose job key an earlier bundle already holds is dropped, with a
-    warning, so a job never counts twice. A bundle named in another bundle's
-    ``supersedes`` (of the same task) is not read at all; ``superseded`` maps
-    it to its replacement.
+    warning, so a job never counts twice. Before that, a record of a bundle
+    named in another bundle's ``supersedes`` (same task; a submitted bundle
+    cannot supersede a maintainers' one) is dropped when the superseding
+    bundle, or one superseding it in turn, holds the same job key;
+    ``superseded`` maps each old bundle to its replacements.
     """
     root = Path(results_dir)
     frames = []
@@ -310,9 +325,13 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
             continue
         loaded.append((bdir, manifest, df, tjson, cjson, mjson))
     out.superseded = _superseded(loaded, out.warnings)
+    keys = {bdir.name: set(df["key"]) for bdir, _, df, *_ in loaded}
     for bdir, manifest, df, tjson, cjson, mjson in loaded:
-        if bdir.name in out.superseded:
-            continue
+        replaced = set().union(*(keys[b] for b in _replacements(bdir.name, out.superseded)))
+        if replaced:
+            df = df[~df["key"].isin(replaced)].copy()
+            if df.empty:
+                continue  # wholly replaced: provenance only
         name = manifest.get("task", bdir.parent.name)
         df["bundle"] = manifest.get("bundle", bdir.name)
         df["bundle_path"] = str(bdir)

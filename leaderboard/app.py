@@ -52,8 +52,8 @@ def main() -> None:
         st.warning(w)
     if data.superseded:
         st.caption(
-            "Superseded bundles, kept as provenance and not counted: "
-            + ", ".join(f"{old} (replaced by {new})" for old, new in sorted(data.superseded.items()))
+            "Superseded bundles (kept as provenance; their records that a newer bundle reran are not counted): "
+            + ", ".join(f"{old} (by {', '.join(new)})" for old, new in sorted(data.superseded.items()))
         )
     view = st.sidebar.radio("page", PAGES, index=PAGES.index(st.query_params.get("view", "Overview")) if st.query_params.get("view") in PAGES else 0, key="view")
     st.query_params["view"] = view

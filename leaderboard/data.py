@@ -35,7 +35,8 @@ class Data:
     ``records`` holds one row per job (all tasks, all versions); ``tasks`` maps
     a task name to its exported metadata (``meta``, ``tiers``, ``instances``);
     ``provenance`` maps a bundle path (or ``store``) to its manifest;
-    ``superseded`` maps a replaced bundle's name to its replacement's.
+    ``superseded`` maps a bundle whose records were replaced (by job key) to
+    the bundles that replaced them.
     """
 
     source: str
@@ -46,7 +47,7 @@ class Data:
     methods: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    superseded: dict[str, str] = field(default_factory=dict)
+    superseded: dict[str, list[str]] = field(default_factory=dict)
 
     def task_records(self, task: str, tier: str | None = None) -> pd.DataFrame:
         """Records of the task's current version (and one tier, if given)."""

@@ -164,7 +164,7 @@ def test_a_rerun_published_with_supersedes_replaces_the_old_bundle(cli, toy_run,
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the same jobs twice, but no "repeat jobs" warning: one bundle replaces the other
         b = load_bundles(results)
-    assert b.superseded == {old.name: new.name} and set(b.records["bundle"]) == {new.name} and len(b.records) == 27
+    assert b.superseded == {old.name: [new.name]} and set(b.records["bundle"]) == {new.name} and len(b.records) == 27
     rc, out, _ = cli("claims", "--task", "toy-mean", "--results", results, "--format", "json")
     assert rc == 0 and {r["id"]: r["verdict"] for r in json.loads(out)}["mean-accurate"] == "confirmed"
 

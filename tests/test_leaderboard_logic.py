@@ -81,33 +81,43 @@ def test_a_job_published_twice_counts_once(results_copy, bundles):  # noqa: F811
     assert set(b.records.loc[b.records["task"] == "knapsack", "bundle"]) == {src.name}
 
 
-def test_supersedes_hides_a_bundle_only_within_its_task_and_origin(results_copy, bundles):  # noqa: F811
+def test_supersedes_replaces_shared_jobs_only_within_its_task_and_origin(results_copy, bundles):  # noqa: F811
     import shutil
+
+    from leaderboard_fixtures import rehash
 
     toy = next((results_copy / "toy-mean").iterdir())  # submitted
     knap = next((results_copy / "knapsack").iterdir())  # maintainers
-    again = knap.parent / "29990101-maintainers-rerun"
+    again = knap.parent / "29990101-maintainers-rerun"  # a partial rerun: half of the jobs
     shutil.copytree(knap, again)
+    rows = pd.read_parquet(again / "records.parquet")
+    rows.iloc[: len(rows) // 2].to_parquet(again / "records.parquet", index=False)
     manifest = json.loads((again / "manifest.json").read_text())
     (again / "manifest.json").write_text(json.dumps({**manifest, "bundle": again.name, "supersedes": [knap.name]}))
-    rogue = toy.parent / "29990101-submitted-rogue"  # a submission may not hide the maintainers' bundle
+    rehash(again)
+    rogue = toy.parent / "29990101-submitted-rogue"  # a submission may not replace the maintainers' jobs
     shutil.copytree(toy, rogue)
     manifest = json.loads((rogue / "manifest.json").read_text())
     (rogue / "manifest.json").write_text(json.dumps({**manifest, "bundle": rogue.name, "supersedes": [toy.name, knap.name]}))
     with pytest.warns(UserWarning, match="another task"):
         b = load_bundles(results_copy)
-    assert b.superseded == {knap.name: again.name, toy.name: rogue.name}
-    assert set(b.records["bundle"]) == {again.name, rogue.name} and len(b.records) == len(bundles.records)
+    assert b.superseded == {knap.name: [again.name], toy.name: [rogue.name]}
+    assert len(b.records) == len(bundles.records) and not b.records["key"].duplicated().any()
+    knap_rows = b.records[b.records["task"] == "knapsack"]
+    assert knap_rows["bundle"].value_counts().to_dict() == {again.name: len(rows) // 2, knap.name: len(rows) - len(rows) // 2}
+    assert set(b.records.loc[b.records["task"] == "toy-mean", "bundle"]) == {rogue.name}  # wholly replaced
+    assert str(toy) not in b.manifests and str(knap) in b.manifests
     assert [w for w in b.warnings if "another task" in w and knap.name in w]
     (rogue / "manifest.json").write_text(json.dumps({**manifest, "bundle": rogue.name, "supersedes": "oops"}))
     with pytest.warns(UserWarning, match="'supersedes' is not a list"):
         b = load_bundles(results_copy)
-    assert set(b.records["bundle"]) == {again.name, toy.name}
+    assert set(b.records["bundle"]) == {again.name, knap.name, toy.name}
     manifest = json.loads((again / "manifest.json").read_text())
     (again / "manifest.json").write_text(json.dumps({**manifest, "origin": "submitted"}))
     with pytest.warns(UserWarning, match="cannot supersede the maintainers' bundle"):
         b = load_bundles(results_copy)
-    assert not b.superseded and (b.records["key"].duplicated().sum() == 0)
+    assert not b.superseded and not b.records["key"].duplicated().any()
+    assert set(b.records.loc[b.records["task"] == "knapsack", "bundle"]) == {knap.name}  # the first copy is kept
 
 
 def test_summary_rows_name_their_machine_and_the_command_that_reruns_them(bundles):
