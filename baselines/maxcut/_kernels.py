@@ -140,7 +140,7 @@ def tabu_chunk(
     """Run ``n_iters`` iterations of tabu search with restarts; True if the best cut improved.
 
     One iteration makes the best one-flip move (largest ``S[v,a] - S[v,b]``,
-    ties broken uniformly at random) among the moves that are not tabu, or
+    ties broken uniformly at random; isolated nodes never move) among the moves that are not tabu, or
     that are tabu but would give a cut better than the best so far
     (aspiration). Moving ``v`` out of part ``a`` forbids moving it back into
     ``a`` for ``tt_min + U{0..tt_span}`` iterations. After ``stall``
@@ -196,6 +196,10 @@ def tabu_chunk(
         bg = -np.inf
         ties = 0
         for v in range(n):
+            if indptr[v] == indptr[v + 1]:
+                # an isolated node's move changes nothing: as a zero-gain "best" move it
+                # would stall the search on a local optimum where every real move loses
+                continue
             a = labels[v]
             sa = S[v, a]
             for p in range(k):
