@@ -75,3 +75,87 @@ def test_rfm_supports_only_torus_and_sphere():
     pytest.importorskip("flow_matching")
     assert _supports(TASK.load("torus2-smoke")) is True
     assert "SO(n)" in _supports(TASK.load("so3-smoke"))
+
+
+# -- issue 7: sample-quality switches of projected-diffusion (defaults = published behaviour) --
+
+
+def test_pd_lam_scale_multiplies_lambda0_and_its_gaps():
+    import torch
+
+    from methods.manifold_diffusion.matrix_geometry import MatrixCoords
+    from methods.manifold_diffusion.projected import lam_scale_value
+
+    assert lam_scale_value("3n", 3) == 9.0 and lam_scale_value(2, 5) == 2.0 and lam_scale_value("n", 4) == 4.0
+    gen = torch.Generator().manual_seed(0)
+    q, _ = torch.linalg.qr(torch.randn(8, 3, 3, generator=gen, dtype=torch.float64))
+    base = MatrixCoords(3, False, dtype=torch.float64)
+    big = MatrixCoords(3, False, dtype=torch.float64, lam_scale=9.0)
+    assert torch.allclose(base.lam0, torch.tensor([1.0, 2 / 3, 1 / 3], dtype=torch.float64))  # official
+    lam, _ = big.phi(big.psi(q))
+    assert torch.allclose(lam[:, :-1] - lam[:, 1:], torch.full((8, 2), 3.0, dtype=torch.float64), atol=1e-9)
+
+
+def test_pd_time_grids_run_from_noise_to_data():
+    from methods.manifold_diffusion.projected import reverse_grid
+
+    for kind in ("uniform", "quadratic"):
+        g = reverse_grid(50, kind)
+        assert len(g) == 50 and g[0][:2] == (0.0, 1.0)
+        assert abs(sum(dt for *_, dt in g) - 1.0) < 1e-12
+        assert all(dt > 0 for *_, dt in g)
+        assert all(abs(t + s - 1.0) < 1e-12 for t, s, _ in g)
+    q = reverse_grid(50, "quadratic")
+    assert abs(q[-1][1] - (1 / 50) ** 2) < 1e-15 and q[-1][2] < q[0][2]  # finer near the data
+    assert reverse_grid(4, "uniform") == [(0.0, 1.0, 0.25), (0.25, 0.75, 0.25), (0.5, 0.5, 0.25), (0.75, 0.25, 0.25)]
+    with pytest.raises(ValueError, match="time_grid"):
+        reverse_grid(4, "cosine")
+
+
+def test_pd_precondition_keeps_the_loss_minimiser():
+    """Both parametrisations are minimised by the same drift, E[target], on a fixed batch."""
+    import torch
+
+    gen = torch.Generator().manual_seed(0)
+    target = torch.randn(64, 5, generator=gen) * 30.0
+    sd, beta = torch.full((64,), 0.05), torch.full((64,), 15.0)
+    mean = target.mean(0, keepdim=True)
+    inst = _tiny("torus2-smoke", iters=1)
+    m = ProjectedDiffusion(inst, seed=0, budget=60.0, hidden=8, layers=1, precondition=True)
+    s = 0.4
+    sd_s = float(m.sched.mean_std(torch.tensor(s))[1])
+    for pre, out_star in ((False, mean), (True, mean * float(sd[0] / beta[0]))):
+        out = out_star.expand(64, 5).clone().requires_grad_(True)
+        loss = ProjectedDiffusion.drift_loss(out, target, sd, beta, pre).mean()
+        (grad,) = torch.autograd.grad(loss, out)
+        assert grad.sum(0).abs().max() < 1e-4 * target.abs().max()  # stationary in the shared output
+    # the preconditioned weights are balanced: the loss of a zero output no longer scales with beta^2
+    zero = torch.zeros(64, 5)
+    assert torch.allclose(ProjectedDiffusion.drift_loss(zero, target, sd, beta, False), (sd**2)[:, None].mul(target**2).sum(1))
+    assert torch.allclose(ProjectedDiffusion.drift_loss(zero, target, sd, beta, True), ((sd / beta)[:, None] * target).pow(2).sum(1))
+    assert abs(m.drift_scale(s, True) - float(m.sched.beta(torch.tensor(s))) / sd_s) < 1e-5 and m.drift_scale(s, False) == 1.0
+
+
+@pytest.mark.parametrize("iid", ["torus2-smoke", "so3-smoke"])
+def test_pd_switch_defaults_reproduce_and_each_switch_acts(iid):
+    inst = _tiny(iid, iters=5, n=100)
+    base = _run(ProjectedDiffusion, inst)["samples"]
+    same = _run(ProjectedDiffusion, inst, lam_scale=1.0, time_grid="uniform", final_noise=True, precondition=False)["samples"]
+    assert np.array_equal(base, same)
+    switches = [{"time_grid": "quadratic"}, {"final_noise": False}, {"precondition": True}]
+    if iid.startswith("so"):
+        switches += [{"lam_scale": "3n"}, {"precondition": "torus"}]
+    for sw in switches:
+        other = _run(ProjectedDiffusion, inst, **sw)["samples"]
+        check_points(inst.data["manifold"], inst.data["n"], 100, other)
+        assert not np.allclose(base, other), sw
+    with pytest.raises(ValueError, match="precondition"):
+        _run(ProjectedDiffusion, inst, precondition="sometimes")
+
+
+def test_pd_sphere_separate_scale_head():
+    inst = _tiny("sphere2-smoke", iters=5, n=100)
+    base = _run(ProjectedDiffusion, inst)["samples"]
+    other = _run(ProjectedDiffusion, inst, sphere_scale="separate", scale_cap=10.0)["samples"]
+    check_points("sphere", 2, 100, other)
+    assert not np.allclose(base, other)

@@ -5,8 +5,14 @@ eigenvector derivative (torch, batched).
 vector: ``[diag (n), Re upper (m), Im upper (m, complex only)]``, ``m = n(n-1)/2``.
 ``A = Z + Z^H``; ``phi(Z) = U`` whose rows are the eigenvectors of ``A`` (conjugated) sorted
 by decreasing eigenvalue, so ``A = U^H diag(lambda) U``; ``psi(U)`` is the upper triangle of
-``U^H Lambda_0 U`` with the diagonal halved, ``Lambda_0 = diag(n, n-1, ..., 1) / n``
+``U^H Lambda_0 U`` with the diagonal halved, ``Lambda_0 = lam_scale * diag(n, n-1, ..., 1) / n``
 (research note 2.3; official ``manifold/special_orthogonal.py``, ``unitary.py``).
+
+``lam_scale`` (ours; default 1): the official code (784956494/Efficient-Symmetric-Diffusion,
+``SOn.psi`` and ``Un.psi``, checked at commit f075334) uses exactly
+``Lambda_0 = diag(n, ..., 1) / n``, i.e. ``lam_scale = 1``, eigen-gaps ``1/n``. With the VP
+schedule's noise these gaps are swamped by ``sigma_s ~ 0.1``, so the rotation is noise long before
+the forward process ends; ``lam_scale = 3 n`` gives gaps of 3 (see ``projected.py``).
 
 The derivative of ``phi`` along ``dZ`` is ``dU = K U`` with
 ``K_ij = (U dA U^H)_ij / (lambda_i - lambda_j)`` for ``i != j`` (first-order perturbation
@@ -26,7 +32,7 @@ __all__ = ["MatrixCoords"]
 class MatrixCoords:
     """Coordinates and maps for ``n x n`` real (SO) or complex (U) matrices."""
 
-    def __init__(self, n: int, complex_: bool, dtype: torch.dtype = torch.float32) -> None:
+    def __init__(self, n: int, complex_: bool, dtype: torch.dtype = torch.float32, lam_scale: float = 1.0) -> None:
         self.n, self.complex = n, complex_
         self.rdtype = dtype
         self.cdtype = torch.complex64 if dtype == torch.float32 else torch.complex128
@@ -35,6 +41,8 @@ class MatrixCoords:
         self.m = n * (n - 1) // 2
         self.dim = n + self.m * (2 if complex_ else 1)
         self.lam0 = torch.arange(n, 0, -1, dtype=dtype) / n
+        if lam_scale != 1.0:
+            self.lam0 = self.lam0 * float(lam_scale)
         self.offdiag = ~torch.eye(n, dtype=torch.bool)
         # gather maps: entry (i, j) of A from [2 diag, upper] (real part) and [0, Im upper] (imaginary)
         pos = torch.zeros(n, n, dtype=torch.long)

@@ -34,6 +34,33 @@ Flaws of the official code, each a parameter: ``keep_flaws`` lists those to keep
   least certain sign is flipped; the verifier rejects ``det = -1`` as ``invalid``).
 - ``"phase"``: U(n) row phases are not restored (official code: commented out); fixed here
   with the same phase torus as SO(n).
+
+Sample-quality switches (issue 7; ours, neither the paper's nor the official code's). Every
+default reproduces the published behaviour (version 1); each is a method parameter:
+
+- ``lam_scale`` (default 1.0): multiplies ``Lambda_0`` in ``psi``. The official code
+  (``SOn.psi`` / ``Un.psi``, checked at commit f075334) uses ``Lambda_0 = diag(n, ..., 1) / n``
+  (eigen-gaps ``1/n``), i.e. ``lam_scale = 1``. With ``beta_max = 20`` the rotation (the
+  eigenvectors of ``Z_s + Z_s^H``) is noise by ``s ~ 0.02-0.04`` while the sign/phase torus stays
+  informative until ``s ~ 0.3``, so the sampler decides signs while the rotation is still noise.
+  A number, or a string ``"<k>n"`` meaning ``k * n`` (``"3n"``: gaps of 3 for every ``n``).
+- ``time_grid`` (default ``"uniform"``): sampler grid in forward time ``s``; ``"uniform"``
+  ``s_k = 1 - k/K`` (the official code), ``"quadratic"`` ``s_k = (1 - k/K)^2`` (finer near
+  the data, where the drift is largest).
+- ``final_noise`` (default True, the official code): add noise on the last Euler-Maruyama step.
+  ``False`` skips it, as ``ambient-ddpm`` does.
+- ``precondition`` (default False): the drift targets are ``~ beta / sigma`` and the loss
+  weight ``sigma^2`` leaves a per-sample weight ``~ beta^2``: with ``beta_max = 20`` the
+  high-noise end dominates (``s < 0.2`` gets ~3% of the torus loss). ``True`` parametrises the
+  drift as ``(beta / sigma) * net`` and regresses ``net`` onto ``sigma * target / beta`` with
+  weight 1: the same minimiser (the drift is still ``E[target | X_s, s]``) with balanced
+  weights, as ``ambient-ddpm`` (epsilon prediction) and ``rsgm`` (``std_trick``) do. It covers
+  the torus drift, the SO(n)/U(n) sign/phase torus and the SO(n)/U(n) matrix drift;
+  ``"torus"`` limits it to the torus drift and the sign/phase torus. S^2 is not affected.
+- ``sphere_scale`` (default ``"joint"``): S^2 only. ``"joint"``: one net outputs the drift
+  and the noise scale ``E[1/|Z|^2 | X]`` (whose target ``1/|Z|^2`` is heavy-tailed near the
+  prior: ``|Z|^2 ~ chi^2_3`` has no finite second moment of its inverse). ``"separate"``: a
+  second net learns the scale, with the target clipped at ``scale_cap`` (0: no clip).
 """
 
 from __future__ import annotations
@@ -57,7 +84,7 @@ from methods.manifold_diffusion.common import (
 )
 from methods.manifold_diffusion.matrix_geometry import MatrixCoords
 
-__all__ = ["ProjectedDiffusion", "FLAWS"]
+__all__ = ["ProjectedDiffusion", "FLAWS", "TIME_GRIDS", "lam_scale_value", "reverse_grid"]
 
 FLAWS = ("score", "terminal", "beta", "noise3", "det", "phase")
 #: training-time epsilon of t ~ U(eps, 1 - eps), per manifold (official code; sphere: ours)
@@ -67,6 +94,35 @@ EPS = {"torus": 1e-8, "sphere": 1e-4, "so": 1e-4, "u": 3e-4}
 def col(v: torch.Tensor) -> torch.Tensor:
     """A ``(B,)`` tensor as a ``(B, 1)`` column."""
     return v[:, None]
+
+
+TIME_GRIDS = ("uniform", "quadratic")
+
+
+def lam_scale_value(v: Any, n: int) -> float:
+    """``lam_scale`` as a number: a number, or a string ``"<k>n"`` meaning ``k * n``."""
+    if isinstance(v, str):
+        s = v.strip()
+        if s.endswith("n"):
+            return float(s[:-1].strip() or "1") * n
+        return float(s)
+    return float(v)
+
+
+def reverse_grid(steps: int, kind: str = "uniform") -> list[tuple[float, float, float]]:
+    """``(t_k, s_k, dt_k)`` for the sampler's ``steps`` steps: network time ``t = 1 - s``, forward
+    time ``s_k`` (where ``beta`` is evaluated) and the step length ``s_k - s_{k+1}``.
+
+    ``"uniform"``: ``s_k = 1 - k/K`` (computed as the official code does, ``t_k = k dt``);
+    ``"quadratic"``: ``s_k = (1 - k/K)^2``. Both run from ``s = 1`` to ``s = 0``.
+    """
+    if kind == "uniform":
+        dt = 1.0 / steps
+        return [(k * dt, 1.0 - k * dt, dt) for k in range(steps)]
+    if kind == "quadratic":
+        s = [(1.0 - k / steps) ** 2 for k in range(steps + 1)]
+        return [(1.0 - s[k], s[k], s[k] - s[k + 1]) for k in range(steps)]
+    raise ValueError(f"time_grid must be one of {list(TIME_GRIDS)}, got {kind!r}")
 
 
 class ProjectedDiffusion(TrainThenSample):
@@ -90,14 +146,37 @@ class ProjectedDiffusion(TrainThenSample):
             raise ValueError(f"jacobian must be 'analytic' or 'jacrev', got {self.jacobian!r}")
         hidden, layers = int(p.get("hidden", 256)), int(p.get("layers", 3))
         n = self.n
+        # issue-7 switches (defaults: the published behaviour; see the module docstring)
+        self.lam_scale = lam_scale_value(p.get("lam_scale", 1.0), n)
+        self.time_grid = str(p.get("time_grid", "uniform"))
+        if self.time_grid not in TIME_GRIDS:
+            raise ValueError(f"time_grid must be one of {list(TIME_GRIDS)}, got {self.time_grid!r}")
+        self.final_noise = bool(p.get("final_noise", True))
+        pc = p.get("precondition", False)
+        if pc is True or pc == "all":
+            self.pc_torus = self.pc_matrix = True
+        elif pc is False or pc in ("none", None):
+            self.pc_torus = self.pc_matrix = False
+        elif pc == "torus":
+            self.pc_torus, self.pc_matrix = True, False
+        else:
+            raise ValueError(f"precondition must be false, true ('all') or 'torus', got {pc!r}")
+        self.sphere_scale = str(p.get("sphere_scale", "joint"))
+        if self.sphere_scale not in ("joint", "separate"):
+            raise ValueError(f"sphere_scale must be 'joint' or 'separate', got {self.sphere_scale!r}")
+        self.scale_cap = float(p.get("scale_cap", 0.0))
         if self.manifold == "torus":
             self.drift = MLP(n, n, hidden, layers, act="sin")
             self.cov = None
         elif self.manifold == "sphere":
-            self.drift = MLP(3, 3 + 1, hidden, layers, act="silu")
-            self.cov = None
+            if self.sphere_scale == "separate":
+                self.drift = MLP(3, 3, hidden, layers, act="silu")
+                self.cov = MLP(3, 1, hidden, layers, act="silu")
+            else:
+                self.drift = MLP(3, 3 + 1, hidden, layers, act="silu")
+                self.cov = None
         else:
-            self.mc = MatrixCoords(n, complex_=self.manifold == "u")
+            self.mc = MatrixCoords(n, complex_=self.manifold == "u", lam_scale=self.lam_scale)
             nf = n * n * (2 if self.mc.complex else 1)
             self.drift = MLP(nf + 2 * n, nf + n, hidden, layers, act="silu")
             self.cov = MLP(nf + 2 * n, n * n, hidden, layers, act="silu")
@@ -111,6 +190,27 @@ class ProjectedDiffusion(TrainThenSample):
         a, sd = self.sched.mean_std(s)
         return t, s, a, sd, self.sched.beta(s)
 
+    @staticmethod
+    def drift_loss(out: torch.Tensor, target: torch.Tensor, sd: torch.Tensor, beta: torch.Tensor, precondition: bool) -> torch.Tensor:
+        """Per-sample drift loss, summed over features ``(B, ...) -> (B,)``.
+
+        Plain: ``sigma^2 |out - target|^2`` (drift = ``out``). Preconditioned:
+        ``|out - sigma target / beta|^2`` (drift = ``beta / sigma * out``, :meth:`drift_scale`);
+        both are minimised by drift ``E[target | X_s, s]``.
+        """
+        shape = (-1,) + (1,) * (target.ndim - 1)
+        if precondition:
+            k = (beta / sd).reshape(shape)
+            return ((out - target / k).abs() ** 2).reshape(out.shape[0], -1).sum(1)
+        return sd**2 * ((out - target).abs() ** 2).reshape(out.shape[0], -1).sum(1)
+
+    def drift_scale(self, s: float, precondition: bool) -> float:
+        """Factor from network output to drift at forward time ``s`` (``beta / sigma`` or 1)."""
+        if not precondition:
+            return 1.0
+        st = torch.tensor(s)
+        return float(self.sched.beta(st) / self.sched.mean_std(st)[1])
+
     def train_step(self, x0: torch.Tensor) -> float:
         b = x0.shape[0]
         t, s, a, sd, beta = self._times(b)
@@ -119,7 +219,10 @@ class ProjectedDiffusion(TrainThenSample):
             zs = col(a) * x0 + col(sd) * xi
             target = 0.5 * col(beta) * zs + self.w * col(beta) * (-xi / col(sd))
             out = self.drift(torch.remainder(zs, TWO_PI), t)
-            loss = (col(sd) ** 2 * (out - target) ** 2).sum(1).mean()
+            if self.pc_torus:
+                loss = self.drift_loss(out, target, sd, beta, True).mean()
+            else:
+                loss = (col(sd) ** 2 * (out - target) ** 2).sum(1).mean()
         elif self.manifold == "sphere":
             xi = torch.randn(x0.shape, generator=self.gen)
             zs = col(a) * x0 + col(sd) * xi
@@ -131,7 +234,13 @@ class ProjectedDiffusion(TrainThenSample):
             out = self.drift(x, t)
             f = out[:, :3] - x * (out[:, :3] * x).sum(1, keepdim=True)
             loss = (col(sd) ** 2 * (f - target) ** 2).sum(1).mean()
-            loss = loss + (col(sd) ** 2 * (out[:, 3:] - 1.0 / r**2) ** 2).mean()
+            if self.cov is None:
+                loss = loss + (col(sd) ** 2 * (out[:, 3:] - 1.0 / r**2) ** 2).mean()
+            else:
+                inv_r2 = 1.0 / r**2
+                if self.scale_cap > 0:
+                    inv_r2 = inv_r2.clamp_max(self.scale_cap)
+                loss = loss + (col(sd) ** 2 * (self.cov(x, t) - inv_r2) ** 2).mean()
         else:
             loss = self._matrix_loss(x0, t, a, sd, beta)
         for o in self.opts:
@@ -169,8 +278,14 @@ class ProjectedDiffusion(TrainThenSample):
         nf = out.shape[1] - self.n
         f = mc.proj(u, mc.unflat(out[:, :nf]))
         w2 = sd**2
-        loss = (w2 * ((f - target).abs() ** 2).reshape(b, -1).sum(1)).mean()
-        loss = loss + (w2 * ((out[:, nf:] - tht) ** 2).sum(1)).mean()
+        if self.pc_matrix:
+            loss = self.drift_loss(f, target, sd, beta, True).mean()
+        else:
+            loss = (w2 * ((f - target).abs() ** 2).reshape(b, -1).sum(1)).mean()
+        if self.pc_torus:
+            loss = loss + self.drift_loss(out[:, nf:], tht, sd, beta, True).mean()
+        else:
+            loss = loss + (w2 * ((out[:, nf:] - tht) ** 2).sum(1)).mean()
         g = self._gaps(self.cov(inp, t))
         loss = loss + (w2 * ((g - gaps) ** 2).reshape(b, -1).sum(1)).mean()
         return loss
@@ -182,21 +297,24 @@ class ProjectedDiffusion(TrainThenSample):
     # ------------------------------------------------------------------ sampling
     def sample(self, n_points: int, steps: int) -> np.ndarray:
         gen = torch.Generator().manual_seed(self.seed + 1)
-        dt = 1.0 / steps
         if self.manifold in ("torus", "sphere"):
             dim = self.n if self.manifold == "torus" else 3
             z = torch.randn(n_points, dim, generator=gen)
             x = torch.remainder(z, TWO_PI) if self.manifold == "torus" else z / z.norm(dim=1, keepdim=True)
-            for k in range(steps):
-                t = torch.full((n_points,), k * dt)
-                beta = float(self.sched.beta(torch.tensor(1.0 - k * dt)))
+            for k, (tk, sk, dt) in enumerate(reverse_grid(steps, self.time_grid)):
+                t = torch.full((n_points,), tk)
+                beta = float(self.sched.beta(torch.tensor(sk)))
                 out = self.drift(x, t)
                 noise = torch.randn(x.shape, generator=gen)
+                if k == steps - 1 and not self.final_noise:
+                    noise = torch.zeros_like(noise)
                 if self.manifold == "torus":
+                    out = out * self.drift_scale(sk, self.pc_torus)
                     x = torch.remainder(x + out * dt + math.sqrt(beta * dt) * noise, TWO_PI)
                 else:
                     f = out[:, :3] - x * (out[:, :3] * x).sum(1, keepdim=True)
-                    scale = out[:, 3:].clamp_min(0.0).sqrt()
+                    sc = out[:, 3:] if self.cov is None else self.cov(x, t)
+                    scale = sc.clamp_min(0.0).sqrt()
                     pn = noise - x * (noise * x).sum(1, keepdim=True)
                     y = x + f * dt + math.sqrt(beta * dt) * scale * pn
                     x = y / y.norm(dim=1, keepdim=True)
@@ -205,21 +323,21 @@ class ProjectedDiffusion(TrainThenSample):
 
     def _sample_matrix(self, n_points: int, steps: int, gen: torch.Generator) -> np.ndarray:
         mc, n = self.mc, self.n
-        dt = 1.0 / steps
         _, u = mc.phi(torch.randn(n_points, mc.dim, generator=gen))
         theta = torch.remainder(torch.randn(n_points, n, generator=gen), TWO_PI)
         is_u = self.manifold == "u"
-        for k in range(steps):
-            tk = k * dt
+        for k, (tk, sk, dt) in enumerate(reverse_grid(steps, self.time_grid)):
             if is_u and "beta" in self.flaws:
                 beta = 0.01 + 0.99 * tk
             else:
-                beta = float(self.sched.beta(torch.tensor(1.0 - tk)))
+                beta = float(self.sched.beta(torch.tensor(sk)))
+            noise_on = 0.0 if (k == steps - 1 and not self.final_noise) else 1.0
             t = torch.full((n_points,), tk)
             inp = self._inputs(u, theta)
             out = self.drift(inp, t)
             nf = out.shape[1] - n
-            f = mc.proj(u, mc.unflat(out[:, :nf]))
+            f = mc.proj(u, mc.unflat(out[:, :nf])) * self.drift_scale(sk, self.pc_matrix)
+            th_drift = out[:, nf:] * self.drift_scale(sk, self.pc_torus)
             g = self._gaps(self.cov(inp, t))
             g = torch.where(g.abs() < 1e-3, torch.where(g < 0, -1e-3, 1e-3), g)
             w = torch.randn(n_points, n, n, generator=gen)
@@ -230,9 +348,10 @@ class ProjectedDiffusion(TrainThenSample):
             if is_u and "noise3" in self.flaws:
                 kn[:, 3:, :] = 0
             noise = mc.proj(u, kn @ u)
-            u = mc.step(u, f * dt + math.sqrt(beta * dt) * noise)
+            u = mc.step(u, f * dt + noise_on * math.sqrt(beta * dt) * noise)
             u, _ = canonical_rows(batched_polar(u))
-            theta = torch.remainder(theta + out[:, nf:] * dt + math.sqrt(beta * dt) * torch.randn(n_points, n, generator=gen), TWO_PI)
+            th_noise = noise_on * math.sqrt(beta * dt) * torch.randn(n_points, n, generator=gen)
+            theta = torch.remainder(theta + th_drift * dt + th_noise, TWO_PI)
         u = batched_polar(u.to(torch.complex128 if is_u else torch.float64))
         u, _ = canonical_rows(u)
         th = theta.double()
@@ -257,7 +376,11 @@ _ABLATIONS = [[], ["all"], *[[f] for f in FLAWS]]
     tasks=["manifold-diffusion"],
     reference="Mangoubi, He and Vishnoi, Efficient Diffusion Models for Symmetric Manifolds, ICML 2025 (arXiv 2505.21640)",
     version="1",
-    params={"keep_flaws": [], "beta_min": 0.1, "beta_max": 20.0, "hidden": 256, "layers": 3, "lr": 5e-4},
+    params={
+        "keep_flaws": [], "beta_min": 0.1, "beta_max": 20.0, "hidden": 256, "layers": 3, "lr": 5e-4,
+        "lam_scale": 1.0, "time_grid": "uniform", "final_noise": True, "precondition": False,
+        "sphere_scale": "joint", "scale_cap": 0.0,
+    },
     grid={"keep_flaws": _ABLATIONS},
     deterministic=False,
     deviations=(
@@ -269,7 +392,12 @@ _ABLATIONS = [[], ["all"], *[[f] for f in FLAWS]]
         "Networks scaled to the CPU budget: MLP 3 x 256 (sin on the torus, SiLU elsewhere; the official "
         "U(n) net is a 512-wide ResNet with sinusoidal time embedding). The sampler re-canonicalises row "
         "phases each step (the nets were trained on canonical rows). The sphere model (absent from the "
-        "code) adds the Ito term and a scalar covariance head. No Ito term for SO(n)/U(n), as in the code."
+        "code) adds the Ito term and a scalar covariance head. No Ito term for SO(n)/U(n), as in the code. "
+        "Issue-7 switches, ours and off by default (defaults = the behaviour published as version 1): "
+        "lam_scale (multiplies Lambda_0 = diag(n..1)/n, the official value, whose gaps 1/n are lost in the "
+        "noise early), time_grid ('uniform' official, 'quadratic' s_k = (1 - k/K)^2), final_noise (official: "
+        "True), precondition (drift = beta/sigma * net, unit loss weights, same minimiser), sphere_scale "
+        "('separate' scale net with target clipped at scale_cap)."
     ),
 )
 class ProjectedDiffusionMethod(ProjectedDiffusion):
