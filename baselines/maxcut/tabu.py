@@ -103,7 +103,9 @@ def solve_tabu(
 
     Start: ``greedy-1opt`` (same seed). Each iteration makes the best move of
     one node to another part (gain ``S[v,a] - S[v,b]`` from an n x k table of
-    part weights, updated in O(deg) per move; ties uniformly at random),
+    part weights, updated in O(deg) per move; ties uniformly at random;
+    nodes without edges never move, since their zero-gain moves would stall
+    the search, see ``baselines/maxcut/README.md``),
     skipping tabu moves unless they beat the best cut found (aspiration).
     After node ``v`` leaves part ``a`` it may not re-enter ``a`` for
     ``tt_min + U{0..tt_max_frac * n * (k-1)}`` iterations (a fresh random
