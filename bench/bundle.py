@@ -189,6 +189,11 @@ def publish(
     return out
 
 
+def _may_supersede(new_origin: str | None, old_origin: str | None) -> bool:
+    """A submitted bundle may not replace the maintainers' records; every other pair may."""
+    return not (new_origin == "submitted" and old_origin == "maintainers")
+
+
 def _check_supersedable(task_dir: Path, old: str, origin: str) -> None:
     mpath = task_dir / old / "manifest.json"
     if not mpath.exists():
@@ -198,7 +203,7 @@ def _check_supersedable(task_dir: Path, old: str, origin: str) -> None:
         manifest = json.loads(mpath.read_text())
     except ValueError as exc:
         raise PublishError(f"--supersedes {old}: {mpath} is not valid JSON ({exc})") from None
-    if origin == "submitted" and manifest.get("origin") == "maintainers":
+    if not _may_supersede(origin, manifest.get("origin")):
         raise PublishError(f"--supersedes {old}: a submitted bundle cannot replace the maintainers' bundle {old}")
 
 
@@ -256,7 +261,7 @@ def _superseded(loaded: list[tuple[Any, ...]], messages: list[str]) -> dict[str,
             old_dir, old_manifest = by_name[old]
             if old_dir.parent != bdir.parent:
                 msg = f"{bdir}: 'supersedes' names {old}, a bundle of another task; ignored"
-            elif manifest.get("origin") == "submitted" and old_manifest.get("origin") == "maintainers":
+            elif not _may_supersede(manifest.get("origin"), old_manifest.get("origin")):
                 msg = f"{bdir}: a submitted bundle cannot supersede the maintainers' bundle {old}; ignored"
             else:
                 out.setdefault(old, []).append(bdir.name)
