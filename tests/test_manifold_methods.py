@@ -159,3 +159,20 @@ def test_pd_sphere_separate_scale_head():
     other = _run(ProjectedDiffusion, inst, sphere_scale="separate", scale_cap=10.0)["samples"]
     check_points("sphere", 2, 100, other)
     assert not np.allclose(base, other)
+
+
+def test_tuned_variant_is_the_paper_model_with_only_the_declared_switches():
+    """``projected-diffusion-tuned`` differs from ``projected-diffusion`` in exactly :data:`TUNED`."""
+    from bench.registry import discover_methods
+    from methods.manifold_diffusion.projected import TUNED
+
+    reg = discover_methods()
+    paper, tuned = reg.get("projected-diffusion"), reg.get("projected-diffusion-tuned")
+    assert paper.kind == tuned.kind == "method"
+    assert set(paper.params) == set(tuned.params)
+    differ = {k for k in paper.params if paper.params[k] != tuned.params[k]}
+    assert differ == set(TUNED) and all(tuned.params[k] == v for k, v in TUNED.items())
+    inst = _tiny("so3-smoke", iters=5, n=100)
+    via_name = _run(tuned.target, inst, **{k: v for k, v in tuned.params.items() if k not in ("hidden", "layers")})
+    by_hand = _run(ProjectedDiffusion, inst, **TUNED)
+    assert np.array_equal(via_name["samples"], by_hand["samples"])
