@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--store", type=Path, required=True)
     ap.add_argument("--instance", required=True)
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--sweep", help="only this sweep's records (default: every sweep in the store)")
     a = ap.parse_args(argv)
     import matplotlib
 
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     inst = ManifoldDiffusion().load(a.instance)
     man = inst.data["manifold"]
     store = Store(a.store)
-    recs = [r for r in store.iter_records("manifold-diffusion") if r.instance == a.instance and r.status == "ok"]
+    recs = [r for r in store.iter_records("manifold-diffusion") if r.instance == a.instance and r.status == "ok" and (a.sweep is None or r.sweep == a.sweep)]
     if not recs:
         print(f"no ok record of {a.instance} in {a.store}", file=sys.stderr)
         return 2
