@@ -100,13 +100,16 @@ class DaksModel:
         self.funcs = problem.functionals_of()
         blocks = [(name, Xi) for name in self.names] + [("u", Xb)]
         self.blocks = blocks
-        rows = []
-        for na, XA in blocks:
-            rows.append([self._cross(self.funcs[na], XA, self.funcs[nb], XB) for nb, XB in blocks])
-        theta = np.block(rows)
+        # filled block by block into one preallocated matrix (np.block would hold every block twice)
+        starts = self._starts()
+        M = starts[-1] + blocks[-1][1].shape[0]
+        theta = np.empty((M, M))
+        for (na, XA), sa in zip(blocks, starts, strict=True):
+            for (nb, XB), sb in zip(blocks, starts, strict=True):
+                theta[sa:sa + XA.shape[0], sb:sb + XB.shape[0]] = self._cross(self.funcs[na], XA, self.funcs[nb], XB)
         # nugget scaled per block by the block's mean diagonal (the "adaptive nugget" of the DAKS code)
         diag = np.diag(theta).copy()
-        scale = np.concatenate([np.full(X.shape[0], np.mean(diag[s:s + X.shape[0]])) for (_, X), s in zip(blocks, self._starts(), strict=True)])
+        scale = np.concatenate([np.full(X.shape[0], np.mean(diag[s:s + X.shape[0]])) for (_, X), s in zip(blocks, starts, strict=True)])
         theta[np.diag_indices_from(theta)] += nugget * scale
         self.chol = sla.cho_factor(theta, lower=True, overwrite_a=True, check_finite=False)
 
@@ -166,7 +169,8 @@ def gauss_newton(model: DaksModel, steps: int, deadline: float = math.inf, step_
         z, de = model.z_of(W, f, g)
         # z(w) ≈ Jz w + c with Jz = [I on free blocks; diag(∂e/∂w) on the eliminated block; 0 on the boundary]
         M = z.size
-        Jz = np.zeros((M, len(free) * ni))
+        # Fortran order, so the triangular solve below overwrites it in place (no M x 2ni copy)
+        Jz = np.zeros((M, len(free) * ni), order="F")
         starts = {n: i * ni for i, n in enumerate(model.names)}
         for k, n in enumerate(free):
             Jz[starts[n] + np.arange(ni), k * ni + np.arange(ni)] = 1.0
@@ -174,9 +178,11 @@ def gauss_newton(model: DaksModel, steps: int, deadline: float = math.inf, step_
                 Jz[starts[p.eliminated] + np.arange(ni), k * ni + np.arange(ni)] = de[n]
         w = np.concatenate([W[n] for n in free])
         c = z - Jz @ w
-        A = sla.solve_triangular(L, Jz, lower=True, check_finite=False)
         b = sla.solve_triangular(L, c, lower=True, check_finite=False)
-        w_new = -sla.solve(A.T @ A, A.T @ b, assume_a="pos")
+        A = sla.solve_triangular(L, Jz, lower=True, check_finite=False, overwrite_b=True)
+        del Jz
+        w_new = -sla.solve(A.T @ A, A.T @ b, assume_a="pos", overwrite_a=True, overwrite_b=True)
+        del A
         W = {n: w_new[k * ni:(k + 1) * ni] for k, n in enumerate(free)}
         if step_times is not None:
             step_times.append(time.perf_counter() - t0)
