@@ -131,6 +131,11 @@ def publish(
         (missing.append(k) if rec is None else records.append(rec))
     if missing:
         raise PublishError(f"{len(missing)} of {len(keys)} jobs of the sweep have no record (interrupted?); rerun the same `bench run` command to finish it, then publish")
+    # jobs the sweep reused from the store (run by an earlier sweep) whose record is already
+    # published are left out: publishing them again would make duplicate keys
+    records, left_out = _drop_already_published(records, task_dir, {m.sweep for m in manifests}, supersedes)
+    if not records:
+        raise PublishError(f"every job of {', '.join(sweeps)} is already published ({', '.join(sorted(left_out))})")
     # a bundle that replaces others may hold the same jobs again, so its name hashes them too
     bundle_hash = hashlib.sha256(("".join(sorted(keys)) + "".join(f"|{o}" for o in supersedes)).encode()).hexdigest()[:10]
     bundle_id = f"{time.strftime('%Y%m%d', time.gmtime())}-{origin}-{bundle_hash}"
@@ -182,11 +187,41 @@ def publish(
         "records": len(records),
         "status_counts": counts,
         "supersedes": supersedes,
+        "left_out_already_published": left_out,
         "files": files,
     }
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
     tmp.rename(out)
     return out
+
+
+def _drop_already_published(
+    records: list[RunRecord], task_dir: Path, sweeps: set[str], supersedes: list[str]
+) -> tuple[list[RunRecord], dict[str, int]]:
+    """Split off records reused from an earlier sweep that a bundle (not being superseded) already holds.
+
+    Returns the records to publish and ``{bundle: number left out}``.
+    """
+    reused = {r.key for r in records if r.sweep not in sweeps}
+    if not reused:
+        return records, {}
+    where: dict[str, str] = {}
+    for mpath in sorted(task_dir.glob("*/manifest.json")):
+        name = mpath.parent.name
+        if name in supersedes or not (mpath.parent / "records.parquet").exists():
+            continue
+        cols = pd.read_parquet(mpath.parent / "records.parquet", columns=["key", "sweep"])
+        for k, sw in zip(cols["key"], cols["sweep"], strict=True):
+            if k in reused:
+                where.setdefault(f"{k}|{sw}", name)
+    keep, left_out = [], {}
+    for r in records:
+        b = where.get(f"{r.key}|{r.sweep}") if r.key in reused else None
+        if b is None:
+            keep.append(r)
+        else:
+            left_out[b] = left_out.get(b, 0) + 1
+    return keep, left_out
 
 
 def _may_supersede(new_origin: str | None, old_origin: str | None) -> bool:

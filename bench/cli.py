@@ -417,6 +417,9 @@ def cmd_publish(a: argparse.Namespace) -> int:
         store, task, sweeps, Path(a.results), origin=a.origin, author=a.author, catalog=catalog, supersedes=a.supersedes
     )
     print(f"published {', '.join(sweeps)} to {out}" + (f" (supersedes {', '.join(a.supersedes)})" if a.supersedes else ""))
+    left = json.loads((out / "manifest.json").read_text()).get("left_out_already_published") or {}
+    for b, n in left.items():
+        print(f"left out {n} records the sweep reused from the store: already published in {b}")
     return 0
 
 

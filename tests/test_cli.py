@@ -169,6 +169,33 @@ def test_a_rerun_published_with_supersedes_replaces_the_old_bundle(cli, toy_run,
     assert rc == 0 and {r["id"]: r["verdict"] for r in json.loads(out)}["mean-accurate"] == "confirmed"
 
 
+def test_publish_leaves_out_reused_jobs_that_are_already_published(cli, toy_run, tmp_path):
+    """A sweep that reuses stored jobs (here: one more seed) publishes only what it ran itself."""
+    results = tmp_path / "results"
+    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers")
+    assert rc == 0, err
+    (old,) = (results / "toy-mean").iterdir()
+    n_old = json.loads((old / "manifest.json").read_text())["records"]
+    run = ("run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--method", *TOY3, "--store", toy_run, "--no-progress")
+    rc, _, err = cli(*run, "--seeds", "4")
+    assert rc == 0, err
+    rc, out, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers")
+    assert rc == 0 and f"left out {n_old} records the sweep reused from the store: already published in {old.name}" in out, out + err
+    (new,) = {p for p in (results / "toy-mean").iterdir()} - {old}
+    manifest = json.loads((new / "manifest.json").read_text())
+    assert manifest["left_out_already_published"] == {old.name: n_old} and manifest["records"] == n_old // 3
+    from bench.bundle import load_bundles
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "repeat jobs" warning
+        b = load_bundles(results)
+    assert len(b.records) == n_old + n_old // 3 and b.records["key"].is_unique
+    rc, _, err = cli(*run, "--seeds", "2")  # nothing new
+    assert rc == 0, err
+    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers")
+    assert rc == 2 and "is already published" in err, err
+
+
 def test_publish_refuses_an_unfinished_sweep(cli, toy_run, tmp_path):
     victim = next(toy_run.glob("toy-mean/*/*.json"))
     victim.unlink()
