@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -57,13 +58,26 @@ FAILED_STATUSES = ("invalid", "error", "timeout", "killed")
 ROLES = ("paper's method", "best baseline", "weak baseline")
 
 
-def method_label(method: str, params_json: str, multi: bool) -> str:
-    """``tabu`` or, when one method ran with several parameter sets, ``tabu[iters=10]``."""
+def method_label(method: str, params_json: str, multi: bool, keys: Iterable[str] | None = None) -> str:
+    """``tabu`` or, when one method ran with several parameter sets, ``tabu[iters=10]``.
+
+    ``keys`` limits the bracket to those parameters (:func:`with_labels` passes
+    the ones whose values differ between the method's parameter sets).
+    """
     if not multi:
         return method
     params = json.loads(params_json) if params_json else {}
+    if keys is not None:
+        params = {k: params.get(k, "unset") for k in keys}
     inner = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
     return f"{method}[{inner}]"
+
+
+def _varying_keys(params_jsons: Iterable[str]) -> set[str]:
+    """Parameter names whose value (or presence) differs between these parameter sets."""
+    sets = [json.loads(p) if p else {} for p in set(params_jsons)]
+    names = set().union(*sets) if sets else set()
+    return {k for k in names if len({json.dumps(ps.get(k, "<unset>"), sort_keys=True) for ps in sets}) > 1}
 
 
 def _gap_pct(mean: float, ref: float, direction: str) -> float:
@@ -182,8 +196,8 @@ def with_labels(records: pd.DataFrame) -> pd.DataFrame:
     if df.empty:
         df["label"] = pd.Series(dtype=str)
         return df
-    multi = df.groupby("method")["params"].nunique().to_dict()
-    df["label"] = [method_label(m, p, multi.get(m, 1) > 1) for m, p in zip(df["method"], df["params"], strict=True)]
+    varying = {m: _varying_keys(g) for m, g in df.groupby("method")["params"]}
+    df["label"] = [method_label(m, p, bool(varying.get(m)), varying.get(m)) for m, p in zip(df["method"], df["params"], strict=True)]
     return df
 
 

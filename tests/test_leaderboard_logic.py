@@ -325,3 +325,23 @@ def test_normalisation_rules_hand_computed(rule, value, refs, want):
     got = normalised_scores(df, _meta(rule))
     assert math.isnan(got[1])  # an invalid run has no score
     assert (math.isnan(want) and math.isnan(got[0])) or got[0] == pytest.approx(want)
+
+
+def test_labels_name_only_the_parameters_that_differ():
+    """A --grid over one switch labels its variants by that switch, not by every parameter."""
+    import json
+
+    import pandas as pd
+
+    from bench.report import with_labels
+
+    base = {"hidden": 256, "lr": 5e-4, "keep_flaws": []}
+    rows = [
+        {"method": "pd", "params": json.dumps(base)},
+        {"method": "pd", "params": json.dumps({**base, "keep_flaws": ["score"]})},
+        {"method": "pd", "params": json.dumps(dict(reversed(list(base.items()))))},  # same set, other key order
+        {"method": "ddpm", "params": json.dumps({"hidden": 256})},
+        {"method": "ddpm", "params": json.dumps({"lr": 1e-3, "hidden": 256})},  # a parameter only one set has
+    ]
+    labels = list(with_labels(pd.DataFrame(rows))["label"])
+    assert labels == ["pd[keep_flaws=[]]", "pd[keep_flaws=['score']]", "pd[keep_flaws=[]]", "ddpm[lr=unset]", "ddpm[lr=0.001]"]
