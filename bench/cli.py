@@ -77,7 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--method", action="extend", nargs="+", dest="methods", help="methods to run (default: all that solve the task)")
     s.add_argument("--kind", action="append", choices=["method", "baseline"], help="only methods of this kind")
     s.add_argument("--instances", action="extend", nargs="+", help="instance ids (default: the tier's)")
-    s.add_argument("--tier", default="smoke", help="smoke (CI), standard (leaderboard) or full (paper scale)")
+    s.add_argument(
+        "--tier",
+        default=None,
+        help="smoke (CI), standard (leaderboard) or full (paper scale); default smoke, or with --instances the first tier that holds them all",
+    )
     s.add_argument("--seeds", type=_positive_int, default=1, help="repetitions per instance")
     s.add_argument("--seed", type=int, default=0, help="master seed; job seeds derive from it")
     s.add_argument("--jobs", type=_positive_int, default=1, help="parallel workers (local) or per-worker slots")
@@ -228,12 +232,41 @@ def cmd_list(a: argparse.Namespace) -> int:
     return 0
 
 
+def _run_tier(task_name: str, tier: str | None, instances: list[str] | None) -> str:
+    """The tier a run's records are labelled with.
+
+    Without ``--tier``: ``smoke``, or, when ``--instances`` names instances, the
+    first tier that holds them all (a standard-tier instance run alone is a
+    standard-tier record). Tier instances outside the chosen tier get a warning
+    on stderr: their records carry that tier's label all the same. Instances in
+    no tier (well-formed ids a task accepts beyond its lists) are labelled
+    ``smoke`` unless ``--tier`` says otherwise.
+    """
+    from bench.registry import get_task
+    from bench.task import TIERS
+
+    if tier is not None and tier not in TIERS:
+        return tier  # the runner's usage error names the known tiers
+    if not instances:
+        return tier or "smoke"
+    task = get_task(task_name)
+    members = {t: {s.id for s in task.instances(t)} for t in TIERS}
+    if tier is None:
+        tier = next((t for t in TIERS if set(instances) <= members[t]), "smoke")
+    listed = set().union(*members.values())
+    outside = [i for i in instances if i in listed and i not in members[tier]]
+    if outside:
+        print(f"warning: {', '.join(outside)} not in the {tier} tier; the records are labelled {tier!r} (choose with --tier)", file=sys.stderr)
+    return tier
+
+
 def cmd_run(a: argparse.Namespace) -> int:
     from bench.registry import get_task
     from bench.report import render_table, summary_table
     from bench.runner import RunOptions, run_sweep
     from bench.store import records_frame
 
+    a.tier = _run_tier(a.task, a.tier, a.instances)
     opts = RunOptions(
         task=a.task,
         methods=a.methods,

@@ -248,3 +248,16 @@ def test_store_is_untouched_by_show_and_claims(cli, toy_run, tmp_path):
     cli("claims", "--task", "toy-mean", "--store", toy_run)
     assert sorted(p.name for p in toy_run.rglob("*")) == before
     shutil.rmtree(toy_run)
+
+
+def test_instances_without_tier_get_the_tier_that_holds_them(capsys):
+    from bench.cli import _run_tier
+
+    assert _run_tier("pde", None, None) == "smoke"
+    assert _run_tier("pde", None, ["burgers-nu0.02-N588"]) == "smoke"  # smoke and standard: the first
+    assert _run_tier("pde", None, ["burgers-nu0.02-N10800"]) == "standard"  # once labelled smoke by default
+    assert _run_tier("pde", None, ["burgers-nu0.02-N588", "burgers-nu0.02-N2352"]) == "full"
+    assert capsys.readouterr().err == ""
+    assert _run_tier("pde", "smoke", ["burgers-nu0.02-N10800"]) == "smoke"  # explicit: obeyed, with a warning
+    assert "burgers-nu0.02-N10800 not in the smoke tier" in capsys.readouterr().err
+    assert _run_tier("pde", None, ["burgers-nu0.005-N300"]) == "smoke" and capsys.readouterr().err == ""  # in no tier
