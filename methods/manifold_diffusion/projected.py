@@ -369,6 +369,13 @@ class ProjectedDiffusion(TrainThenSample):
 
 _ABLATIONS = [[], ["all"], *[[f] for f in FLAWS]]
 
+#: Registered parameters of ``projected-diffusion`` (the official configuration, flaws fixed).
+PARAMS: dict[str, Any] = {
+    "keep_flaws": [], "beta_min": 0.1, "beta_max": 20.0, "hidden": 256, "layers": 3, "lr": 5e-4,
+    "lam_scale": 1.0, "time_grid": "uniform", "final_noise": True, "precondition": False,
+    "sphere_scale": "joint", "scale_cap": 0.0,
+}
+
 
 @method(
     name="projected-diffusion",
@@ -376,11 +383,7 @@ _ABLATIONS = [[], ["all"], *[[f] for f in FLAWS]]
     tasks=["manifold-diffusion"],
     reference="Mangoubi, He and Vishnoi, Efficient Diffusion Models for Symmetric Manifolds, ICML 2025 (arXiv 2505.21640)",
     version="1",
-    params={
-        "keep_flaws": [], "beta_min": 0.1, "beta_max": 20.0, "hidden": 256, "layers": 3, "lr": 5e-4,
-        "lam_scale": 1.0, "time_grid": "uniform", "final_noise": True, "precondition": False,
-        "sphere_scale": "joint", "scale_cap": 0.0,
-    },
+    params=PARAMS,
     grid={"keep_flaws": _ABLATIONS},
     deterministic=False,
     deviations=(
@@ -403,9 +406,6 @@ _ABLATIONS = [[], ["all"], *[[f] for f in FLAWS]]
 class ProjectedDiffusionMethod(ProjectedDiffusion):
     """The paper's method behind the task's two-round protocol (train, then sample)."""
 
-    def __init__(self, instance: Any, *, seed: int, budget: float, **params: Any) -> None:
-        super().__init__(instance, seed=seed, budget=budget, **params)
-
 
 #: The switches of the tuned variant, fixed before its runner sweep from in-process seed-0
 #: measurements (``methods/manifold_diffusion/README.md``), not chosen on the published runs.
@@ -420,10 +420,7 @@ TUNED = {"lam_scale": "3n", "precondition": True, "time_grid": "quadratic", "fin
     reference="Mangoubi, He and Vishnoi, ICML 2025 (arXiv 2505.21640), with this bench's sample-quality "
     "switches (not in the paper or the official code)",
     version="1",
-    params={
-        "keep_flaws": [], "beta_min": 0.1, "beta_max": 20.0, "hidden": 256, "layers": 3, "lr": 5e-4,
-        "scale_cap": 0.0, **TUNED,
-    },
+    params={**PARAMS, **TUNED},
     deterministic=False,
     deviations=(
         "Everything of projected-diffusion (all official flaws fixed), plus this bench's switches, "
@@ -435,6 +432,3 @@ TUNED = {"lam_scale": "3n", "precondition": True, "time_grid": "quadratic", "fin
 )
 class ProjectedDiffusionTunedMethod(ProjectedDiffusion):
     """``projected-diffusion`` with the issue-7 sample-quality switches on (see :data:`TUNED`)."""
-
-    def __init__(self, instance: Any, *, seed: int, budget: float, **params: Any) -> None:
-        super().__init__(instance, seed=seed, budget=budget, **params)
