@@ -40,6 +40,10 @@ from bench.store import SCHEMA_VERSION, RunRecord, Store, SweepManifest, records
 
 __all__ = ["publish", "load_bundles", "Bundles", "task_export", "PublishError", "REQUIRED_COLUMNS"]
 
+# The author recorded on a maintainers' bundle unless --author says otherwise
+# (the login name of whoever ran publish says nothing to a reader).
+MAINTAINERS_AUTHOR = "bench maintainers"
+
 REQUIRED_COLUMNS = ("key", "task", "task_version", "instance", "method", "kind", "seed", "rep", "status", "tier", "params")
 
 
@@ -94,6 +98,9 @@ def publish(
 
     Parameters
     ----------
+    author
+        Recorded in the manifest; default :data:`MAINTAINERS_AUTHOR` for a
+        maintainers' bundle, the login name for a submitted one.
     supersedes
         Names of earlier bundles of the same task that this one replaces: each
         of their records whose job key this bundle also holds stops counting
@@ -178,7 +185,7 @@ def publish(
         "task": task.meta.name,
         "task_version": task.meta.version,
         "origin": origin,
-        "author": author or getpass.getuser(),
+        "author": author or (MAINTAINERS_AUTHOR if origin == "maintainers" else getpass.getuser()),
         "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "sweeps": [{"sweep": m.sweep, "command": m.command, "args": m.args, "started_at": m.started_at, "finished_at": m.finished_at} for m in manifests],
         "hardware": hw,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 import shutil
 import warnings
@@ -144,6 +145,16 @@ def test_publish_claims_verify(cli, toy_run, tmp_path):
     wire.save_npz(str(sol), np.array(123.0))
     rc, out, _ = cli("verify", "--task", "toy-mean", "--results", results)
     assert rc == 1 and "mismatch" in out
+
+
+def test_publish_default_author_by_origin(cli, toy_run, tmp_path):
+    # a maintainers' bundle names the maintainers, not the login that ran publish
+    for origin, expected in (("maintainers", "bench maintainers"), ("submitted", getpass.getuser())):
+        results = tmp_path / origin
+        rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", origin)
+        assert rc == 0, err
+        (bundle,) = (results / "toy-mean").iterdir()
+        assert json.loads((bundle / "manifest.json").read_text())["author"] == expected
 
 
 def test_a_rerun_published_with_supersedes_replaces_the_old_bundle(cli, toy_run, tmp_path):
