@@ -1,13 +1,14 @@
 """bench: verified benchmarks for the methods of ICML 2025 papers.
 
 The public API for method authors is :func:`method` (register a method),
-:func:`checkpoint` (report an intermediate solution) and :func:`time_left`
-(seconds left of the job's budget); task authors subclass :class:`Task` and
+:func:`checkpoint` (report an intermediate solution), :func:`time_left`
+(seconds left of the job's budget) and :func:`prepared` (what the method's
+one-off setup returned); task authors subclass :class:`Task` and
 use :func:`register_task`.
 """
 
 from bench.registry import method, register_task
-from bench.sandbox import checkpoint, time_left
+from bench.sandbox import checkpoint, prepared, time_left
 from bench.task import (
     Instance,
     InstanceSpec,
@@ -27,6 +28,7 @@ __all__ = [
     "register_task",
     "checkpoint",
     "time_left",
+    "prepared",
     "Task",
     "TaskMeta",
     "Metric",

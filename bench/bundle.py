@@ -93,6 +93,7 @@ def publish(
     author: str | None,
     catalog: list[dict[str, Any]],
     supersedes: list[str] | None = None,
+    replace_methods: bool = False,
 ) -> Path:
     """Write a bundle of the given sweeps (every job of each, whatever its status).
 
@@ -106,6 +107,12 @@ def publish(
         of their records whose job key this bundle also holds stops counting
         (it stays on disk as provenance); their other records still count. A
         submitted bundle cannot supersede a maintainers' one.
+    replace_methods
+        With ``supersedes``: every record of the superseded bundles whose
+        *method* this bundle holds stops counting, whatever its job key. For a
+        rerun after a method's version or parameters changed, whose job keys
+        no longer match. The methods are listed in the manifest's
+        ``supersedes_methods``.
 
     Raises
     ------
@@ -118,6 +125,8 @@ def publish(
         raise PublishError(f"origin must be 'maintainers' or 'submitted', got {origin!r}")
     task_dir = Path(results_dir) / task.meta.name
     supersedes = list(dict.fromkeys(supersedes or []))
+    if replace_methods and not supersedes:
+        raise PublishError("--replace-methods needs --supersedes: name the bundles whose records of these methods it replaces")
     for old in supersedes:
         _check_supersedable(task_dir, old, origin)
     manifests: list[SweepManifest] = []
@@ -194,6 +203,7 @@ def publish(
         "records": len(records),
         "status_counts": counts,
         "supersedes": supersedes,
+        "supersedes_methods": sorted({r.method for r in records}) if replace_methods else [],
         "left_out_already_published": left_out,
         "files": files,
     }
@@ -337,8 +347,10 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
     warning, so a job never counts twice. Before that, a record of a bundle
     named in another bundle's ``supersedes`` (same task; a submitted bundle
     cannot supersede a maintainers' one) is dropped when the superseding
-    bundle, or one superseding it in turn, holds the same job key;
-    ``superseded`` maps each old bundle to its replacements.
+    bundle, or one superseding it in turn, holds the same job key, or lists
+    the record's method in its ``supersedes_methods`` (a rerun of a method
+    whose version changed); ``superseded`` maps each old bundle to its
+    replacements.
     """
     root = Path(results_dir)
     frames = []
@@ -362,9 +374,10 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
             tjson = json.loads((bdir / "task.json").read_text())
             cjson = json.loads((bdir / "claims.json").read_text())
             mjson = json.loads((bdir / "methods.json").read_text()) if (bdir / "methods.json").exists() else []
-            supersedes = manifest.get("supersedes") or []
-            if not isinstance(supersedes, list) or not all(isinstance(x, str) for x in supersedes):
-                raise ValueError("manifest.json 'supersedes' is not a list of bundle names")
+            for field_name, what in (("supersedes", "bundle names"), ("supersedes_methods", "method names")):
+                value = manifest.get(field_name) or []
+                if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+                    raise ValueError(f"manifest.json '{field_name}' is not a list of {what}")
         except Exception as exc:
             msg = f"{bdir}: bundle skipped ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
             out.warnings.append(msg)
@@ -373,10 +386,13 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
         loaded.append((bdir, manifest, df, tjson, cjson, mjson))
     out.superseded = _superseded(loaded, out.warnings)
     keys = {bdir.name: set(df["key"]) for bdir, _, df, *_ in loaded}
+    methods = {bdir.name: set(manifest.get("supersedes_methods") or []) for bdir, manifest, *_ in loaded}
     for bdir, manifest, df, tjson, cjson, mjson in loaded:
-        replaced = set().union(*(keys[b] for b in _replacements(bdir.name, out.superseded)))
-        if replaced:
-            df = df[~df["key"].isin(replaced)].copy()
+        by = _replacements(bdir.name, out.superseded)
+        replaced = set().union(*(keys[b] for b in by))
+        replaced_methods = set().union(*(methods[b] for b in by))
+        if replaced or replaced_methods:
+            df = df[~(df["key"].isin(replaced) | df["method"].isin(replaced_methods))].copy()
             if df.empty:
                 continue  # wholly replaced: provenance only
         name = manifest.get("task", bdir.parent.name)

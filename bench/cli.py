@@ -139,6 +139,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="BUNDLE",
         help="an earlier bundle of the task that this one replaces (e.g. a quiet rerun); repeatable",
     )
+    s.add_argument(
+        "--replace-methods",
+        action="store_true",
+        help="with --supersedes: replace every record of the superseded bundles whose method this bundle "
+        "holds, not only those with the same job key (a rerun after a method's version or parameters changed)",
+    )
 
     s = sub.add_parser("claims", help="verdicts on the paper's claims")
     s.add_argument("--task", required=True)
@@ -447,10 +453,25 @@ def cmd_publish(a: argparse.Namespace) -> int:
         sweeps = [done[-1].sweep]
     catalog, _ = probe_catalog()
     out = publish(
-        store, task, sweeps, Path(a.results), origin=a.origin, author=a.author, catalog=catalog, supersedes=a.supersedes
+        store,
+        task,
+        sweeps,
+        Path(a.results),
+        origin=a.origin,
+        author=a.author,
+        catalog=catalog,
+        supersedes=a.supersedes,
+        replace_methods=a.replace_methods,
     )
-    print(f"published {', '.join(sweeps)} to {out}" + (f" (supersedes {', '.join(a.supersedes)})" if a.supersedes else ""))
-    left = json.loads((out / "manifest.json").read_text()).get("left_out_already_published") or {}
+    manifest = json.loads((out / "manifest.json").read_text())
+    replaced = manifest.get("supersedes_methods") or []
+    print(
+        f"published {', '.join(sweeps)} to {out}"
+        + (f" (supersedes {', '.join(a.supersedes)}" if a.supersedes else "")
+        + (f"; every record of {', '.join(replaced)} there" if replaced else "")
+        + (")" if a.supersedes else "")
+    )
+    left = manifest.get("left_out_already_published") or {}
     for b, n in left.items():
         print(f"left out {n} records the sweep reused from the store: already published in {b}")
     return 0

@@ -173,15 +173,16 @@ class Evaluator:
         session = task.session(inst, job.seed)
         workdir = tempfile.mkdtemp(prefix=job.key[:12] + "-", dir=self.workroot)
         limits = Limits(memory_mb=job.memory_mb, threads=job.threads)
+        context = {**job.params, "rep": job.rep, "master_seed": job.master_seed}
         try:
             try:
                 zyg = self.zygote(job.threads)
-                pid, sock, res["setup_s"] = zyg.fork(workdir, limits, job.method, dict(inst.params))
+                pid, sock, res["setup_s"] = zyg.fork(workdir, limits, job.method, dict(inst.params), context)
             except (ChannelClosed, OSError, TimeoutError, wire.WireError):
                 # the zygote died between jobs (a previous method may have killed it): once more
                 self._zygotes.pop(job.threads).close()
                 zyg = self.zygote(job.threads)
-                pid, sock, res["setup_s"] = zyg.fork(workdir, limits, job.method, dict(inst.params))
+                pid, sock, res["setup_s"] = zyg.fork(workdir, limits, job.method, dict(inst.params), context)
         except SetupFailed as exc:
             shutil.rmtree(workdir, ignore_errors=True)
             res.update(status="error", reason=f"setup of {job.method} failed: {exc}", error_type="SetupFailed")

@@ -168,6 +168,22 @@ def get_task(name: str) -> Task:
 Kind = Literal["method", "baseline"]
 
 
+def call_with_named(fn: Callable[..., Any], first: Any, kwargs: dict[str, Any]) -> Any:
+    """Call ``fn(first, **kw)`` with the entries of ``kwargs`` that ``fn``'s signature names.
+
+    All of them when ``fn`` takes ``**kwargs``; none when its signature
+    cannot be read (builtins and some C callables).
+    """
+    try:
+        sig_params = list(inspect.signature(fn).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return fn(first)
+    if any(p.kind is p.VAR_KEYWORD for p in sig_params):
+        return fn(first, **kwargs)
+    named = {p.name for p in sig_params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    return fn(first, **{k: v for k, v in kwargs.items() if k in named})
+
+
 @dataclass
 class MethodSpec:
     """A registered method or baseline.
@@ -209,15 +225,24 @@ class MethodSpec:
         """
         if self.supports is None:
             return True
-        params = dict(params or {})
-        try:
-            sig_params = list(inspect.signature(self.supports).parameters.values())[1:]
-        except (TypeError, ValueError):  # builtins and some C callables have no signature
-            return self.supports(instance)
-        if any(p.kind is p.VAR_KEYWORD for p in sig_params):
-            return self.supports(instance, **params)
-        named = {p.name for p in sig_params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
-        return self.supports(instance, **{k: v for k, v in params.items() if k in named})
+        return call_with_named(self.supports, instance, dict(params or {}))
+
+    def run_setup(self, instance_params: dict[str, Any], context: dict[str, Any] | None = None) -> Any:
+        """Run ``setup`` for a job; returns what it returns (``None`` without a setup).
+
+        ``context`` holds the job's ``rep``, ``master_seed`` and method
+        parameters (``params``' entries by name); ``setup`` receives those its
+        signature names, like :meth:`check_supports`.
+        """
+        if self.setup is None:
+            return None
+        return call_with_named(self.setup, dict(instance_params), dict(context or {}))
+
+    def setup_key_for(self, instance_params: dict[str, Any], context: dict[str, Any] | None = None) -> Any:
+        """The key under which a worker reuses a setup (``None``: one setup for every job)."""
+        if self.setup_key is None:
+            return None
+        return call_with_named(self.setup_key, dict(instance_params), dict(context or {}))
 
     def meta(self) -> dict[str, Any]:
         """JSON-able metadata sent from the worker to the runner."""
@@ -322,8 +347,12 @@ def method(
         Optional one-off preparation that does not depend on the instance's
         data, e.g. pre-training: ``setup(instance_params)`` runs in the worker
         before its first job with a new ``setup_key(instance_params)`` (one
-        key if ``setup_key`` is None), and every later job inherits its
-        result. Its time is recorded as ``setup_s``, apart from the job's.
+        key if ``setup_key`` is None), and every later job with that key
+        inherits its result: :func:`bench.prepared` returns what ``setup``
+        returned. Both may also take, by name, the job's ``rep`` and
+        ``master_seed`` and any entry of ``params`` (a pre-training seed per
+        repetition, say). Its time is recorded as ``setup_s``, apart from the
+        job's.
 
     Examples
     --------

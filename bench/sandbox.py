@@ -254,14 +254,21 @@ class Zygote:
         return self.proc is not None and self.proc.poll() is None
 
     def fork(
-        self, workdir: str, limits: Limits, method: str = "", instance_params: dict[str, Any] | None = None
+        self,
+        workdir: str,
+        limits: Limits,
+        method: str = "",
+        instance_params: dict[str, Any] | None = None,
+        context: dict[str, Any] | None = None,
     ) -> tuple[int, socket.socket, float]:
         """Fork a child for one job.
 
         Before the first job of ``method`` (per setup key), the zygote runs the
         method's one-off ``setup`` (e.g. pre-training), so every later child
-        inherits its result. Returns the child's pid, the evaluator's end of
-        its socket, and the seconds this call spent in setup (0 if none).
+        inherits its result. ``context`` (the job's ``rep``, ``master_seed``
+        and method parameters) goes to ``setup`` and ``setup_key``. Returns
+        the child's pid, the evaluator's end of its socket, and the seconds
+        this call spent in setup (0 if none).
 
         Raises
         ------
@@ -281,6 +288,7 @@ class Zygote:
                     "threads": int(limits.threads),
                     "method": method,
                     "instance_params": instance_params or {},
+                    "context": context or {},
                 },
             )
             socket.send_fds(self.ctrl, [b"F"], [theirs.fileno()])
@@ -353,26 +361,34 @@ _running: dict[int, int] = {}
 _PR_SET_CHILD_SUBREAPER = 36
 #: The longest a method's one-off setup may take before its zygote is given up.
 SETUP_TIMEOUT_S = 1800.0
-#: (method, setup key) -> seconds the setup took, for setups done in this zygote.
-_setups_done: dict[tuple[str, Any], float] = {}
+#: (method, setup key) -> what the setup returned, for setups done in this zygote.
+_setups_done: dict[tuple[str, Any], Any] = {}
 
 
-def _run_setup(method: str, params: dict[str, Any]) -> float:
-    """Run ``method``'s setup for these instance params once per zygote; returns seconds spent now."""
+def _run_setup(method: str, params: dict[str, Any], context: dict[str, Any] | None = None) -> float:
+    """Run ``method``'s setup for this job once per zygote and setup key; returns seconds spent now.
+
+    ``params`` are the instance's parameters; ``context`` the job's ``rep``,
+    ``master_seed`` and method parameters. Sets what :func:`prepared`
+    returns in the job forked next.
+    """
+    global _PREPARED
     from bench.registry import METHODS
 
+    _PREPARED = None
     if not method or method not in METHODS:
         return 0.0
     spec = METHODS.get(method)
     if spec.setup is None:
         return 0.0
-    key = (method, spec.setup_key(params) if spec.setup_key else None)
-    if key in _setups_done:
-        return 0.0
-    t0 = time.monotonic()
-    spec.setup(params)
-    _setups_done[key] = time.monotonic() - t0
-    return _setups_done[key]
+    key = (method, spec.setup_key_for(params, context))
+    spent = 0.0
+    if key not in _setups_done:
+        t0 = time.monotonic()
+        _setups_done[key] = spec.run_setup(params, context)
+        spent = time.monotonic() - t0
+    _PREPARED = _setups_done[key]
+    return spent
 
 
 def _cleanup_and_exit(*_args: Any) -> None:
@@ -418,7 +434,9 @@ def _zygote_main(ctrl_fd: int) -> None:
                 if msg["op"] == "fork":
                     _, fds, _, _ = socket.recv_fds(ctrl, 1, 1)
                     try:
-                        setup_s = _run_setup(msg.get("method", ""), msg.get("instance_params", {}))
+                        setup_s = _run_setup(
+                            msg.get("method", ""), msg.get("instance_params", {}), msg.get("context", {})
+                        )
                     except Exception as exc:
                         os.close(fds[0])
                         send_msg(ctrl, {"op": "setup_failed", "error": f"{type(exc).__name__}: {exc}"})
@@ -534,6 +552,20 @@ _CHECKPOINT_HOOK: Any = None
 
 #: monotonic time at which the job's budget runs out (set in the child at start)
 _DEADLINE: float | None = None
+
+#: What the method's setup returned for the job forked next (inherited by the child).
+_PREPARED: Any = None
+
+
+def prepared() -> Any:
+    """What the method's ``setup`` returned for this job's setup key (``None`` without one).
+
+    The worker runs ``setup`` once per key (see :func:`bench.method`) and
+    every job with that key inherits the result through the fork, so a
+    pre-trained model costs its training once per worker. Outside a bench
+    job this returns ``None``: a method called directly prepares itself.
+    """
+    return _PREPARED
 
 
 def time_left() -> float:

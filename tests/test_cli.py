@@ -180,6 +180,34 @@ def test_a_rerun_published_with_supersedes_replaces_the_old_bundle(cli, toy_run,
     assert rc == 0 and {r["id"]: r["verdict"] for r in json.loads(out)}["mean-accurate"] == "confirmed"
 
 
+def test_replace_methods_supersedes_a_method_whose_job_keys_changed(cli, toy_run, tmp_path):
+    """A method rerun with other parameters (new job keys) replaces only that method's old records."""
+    results = tmp_path / "results"
+    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers")
+    assert rc == 0, err
+    (old,) = (results / "toy-mean").iterdir()
+    rerun = ("run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--method", "toy-noisy", "--param", "scale=0.1",
+             "--seeds", "3", "--store", toy_run, "--no-progress")  # fmt: skip
+    rc, _, err = cli(*rerun)
+    assert rc == 0, err
+    publish = ("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers")
+    rc, _, err = cli(*publish, "--replace-methods")
+    assert rc == 2 and "--replace-methods needs --supersedes" in err
+    rc, out, err = cli(*publish, "--supersedes", old.name, "--replace-methods")
+    assert rc == 0 and f"supersedes {old.name}; every record of toy-noisy there" in out, err
+    (new,) = {p for p in (results / "toy-mean").iterdir()} - {old}
+    assert json.loads((new / "manifest.json").read_text())["supersedes_methods"] == ["toy-noisy"]
+    from bench.bundle import load_bundles
+
+    b = load_bundles(results)
+    noisy = b.records[b.records["method"] == "toy-noisy"]
+    assert set(noisy["bundle"]) == {new.name} and len(noisy) == 9  # 3 smoke instances x 3 seeds
+    assert all(p["scale"] == 0.1 for p in noisy["params"].map(lambda v: json.loads(v) if isinstance(v, str) else v))
+    others = b.records[b.records["method"] != "toy-noisy"]
+    assert set(others["bundle"]) == {old.name} and set(others["method"]) == {"toy-sample-mean", "toy-first"}
+    assert b.superseded == {old.name: [new.name]}
+
+
 def test_publish_leaves_out_reused_jobs_that_are_already_published(cli, toy_run, tmp_path):
     """A sweep that reuses stored jobs (here: one more seed) publishes only what it ran itself."""
     results = tmp_path / "results"

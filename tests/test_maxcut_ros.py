@@ -325,8 +325,11 @@ def test_methods_are_registered_with_their_params():
         assert interface_problems(spec.target, spec.params) == []
     assert METHODS.get("ros").params == {
         "lr": 1e-2, "weight_decay": 1e-4, "tol": 1e-2, "patience": 100,
-        "max_steps": 10_000, "samples": 100, "hidden": 100,
+        "max_steps": 10_000, "samples": 100, "hidden": 100, "pretrain_seed": "rep",
     }  # fmt: skip
+    assert METHODS.get("ros-vanilla").params == {
+        k: v for k, v in METHODS.get("ros").params.items() if k != "pretrain_seed"
+    }
     assert METHODS.get("md").params["epsilon"] == 1e-8
 
 
@@ -371,3 +374,37 @@ def test_ros_respects_a_small_budget(cache_home):
     elapsed = time.perf_counter() - t0
     assert labels.shape == (3000,)
     assert elapsed < 0.5 + 1.0  # slack for a loaded machine
+
+
+def test_each_repetition_pretrains_its_own_network():
+    from methods.maxcut.ros import pretraining_seed
+
+    assert [pretraining_seed("rep", rep=r) for r in range(3)] == [2, 3, 4]  # rep 0 keeps add_parser's seed
+    assert pretraining_seed("rep", rep=1, master_seed=1) == 1003
+    assert pretraining_seed(7, rep=2) == 7
+    with pytest.raises(ValueError, match="pretrain_seed must be an int or 'rep'"):
+        pretraining_seed("per-seed", rep=0)
+
+
+@pytest.mark.slow
+def test_the_runner_hands_each_repetition_its_pretrained_network(tmp_path, monkeypatch):
+    """Through real workers: one setup per (k, rep), the network read with bench.prepared()."""
+    from bench.runner import RunOptions, run_sweep
+    from bench.store import Store
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    store = tmp_path / "runs"
+    run_sweep(RunOptions(task="maxcut", store=store, progress=False, methods=["ros"],
+                         instances=["reg3-n100-s0-k2", "reg3-n100-s1-k2"], seeds=2, jobs=1))  # fmt: skip
+    recs = sorted(Store(store).iter_records("maxcut"), key=lambda r: (r.rep, r.instance))
+    assert [r.status for r in recs] == ["ok"] * 4, [r.reason for r in recs]
+    assert [r.setup_s is not None and r.setup_s > 0 for r in recs] == [True, False, True, False]
+    for rep in (0, 1):
+        assert cache_path(PretrainConfig.for_k(2, seed=2 + rep)).exists()
+    # rep 0 through the runner is the direct call, which prepares rep 0's network itself
+    from bench.registry import get_task
+    from bench.wire import load_npz
+
+    rec = recs[0]
+    direct = solve_ros(get_task("maxcut").load(rec.instance), seed=rec.seed, budget=30.0)
+    np.testing.assert_array_equal(direct, load_npz(str(Store(store).solution_path("maxcut", rec.key))))

@@ -74,6 +74,17 @@ def test_setup_runs_once_per_worker_outside_the_jobs_clock(store):
     assert broken and all(r.status == "error" and "no weights for this k" in r.reason for r in broken)
 
 
+def test_setup_can_key_on_the_repetition_and_hand_its_product_to_the_job(store):
+    run_sweep(RunOptions(task="toy-mean", store=store, progress=False, extra_paths=(TOY_METHODS,),
+                         methods=["toy-prepared-per-rep"], seeds=2, jobs=1, params={"scale": 2.0}))  # fmt: skip
+    recs = list(Store(store).iter_records("toy-mean"))
+    assert len(recs) == 6 and all(r.status == "ok" for r in recs), [r.reason for r in recs]
+    # one setup per repetition, paid by the first job of each; the product reaches every job
+    assert sum(1 for r in recs if r.setup_s is not None and r.setup_s > 0) <= 2
+    for r in recs:
+        assert f"prepared {{'rep': {r.rep}, 'master_seed': 0, 'scale': 2.0}}" in r.stdout_tail, r.stdout_tail
+
+
 def test_time_left_lets_anytime_methods_stop_in_budget(store):
     run_sweep(RunOptions(task="toy-mean", store=store, progress=False, extra_paths=(TOY_METHODS,),
                          methods=["toy-anytime"], budget=0.5))  # fmt: skip

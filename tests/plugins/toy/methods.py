@@ -40,6 +40,21 @@ def prepared(instance, *, seed, budget):
     return np.array(instance.data["x"].mean() + _PREPARED[0])
 
 
+def _prepare_per_rep(params, *, rep, master_seed, scale):
+    """A setup keyed by repetition that returns its product (read back with bench.prepared())."""
+    return {"rep": rep, "master_seed": master_seed, "scale": scale}
+
+
+@method(name="toy-prepared-per-rep", kind="baseline", tasks=["toy-mean"], deterministic=True, reference="test",
+        params={"scale": 1.0}, setup=_prepare_per_rep, setup_key=lambda params, *, rep: rep)  # fmt: skip
+def prepared_per_rep(instance, *, seed, budget, scale):
+    from bench import prepared
+
+    made = prepared()
+    print(f"prepared {made}")
+    return np.array(instance.data["x"].mean() * made["scale"])
+
+
 def _broken_setup(params):
     raise RuntimeError("no weights for this k")
 
