@@ -56,14 +56,61 @@ def test_so_mixture_components_are_distinct():
     x, lab = T.sample_so(mix, 400, np.random.default_rng(0))
     assert set(lab.tolist()) == {0, 1}
     assert np.allclose(np.linalg.det(x), 1.0)
+    assert np.abs(np.swapaxes(x, 1, 2) @ x - np.eye(3)).max() < 1e-14
 
 
 def test_quantum_oscillator_is_unitary_and_varied():
     x, _ = T.sample_quantum_oscillator(5, 50, np.random.default_rng(0))
     assert x.dtype == np.complex128
     eye = np.eye(5)
-    assert np.abs(np.conj(np.swapaxes(x, 1, 2)) @ x - eye).max() < 1e-10
+    assert np.abs(np.conj(np.swapaxes(x, 1, 2)) @ x - eye).max() < 1e-13
     assert np.abs(x[0] - x[1]).max() > 1e-2
+
+
+def test_the_blas_free_generators_agree_with_lapack():
+    """reproducible.py's expm, Haar QR and exp(iH) against scipy/LAPACK on the same draws."""
+    import scipy.linalg as sla
+
+    from tasks.manifold_diffusion import reproducible as R
+
+    rng = np.random.default_rng(3)
+    a = T.skew_from_vector(rng.standard_normal((20, 15)), 6) * 3.0
+    np.testing.assert_allclose(R.expm(a), np.stack([sla.expm(m) for m in a]), atol=1e-13)
+    g = rng.standard_normal((7, 7))
+    q, r = np.linalg.qr(g)
+    q = q * np.sign(np.diag(r))
+    if np.linalg.det(q) < 0:
+        q[:, 0] = -q[:, 0]
+    np.testing.assert_allclose(R.haar_so(g), q, atol=1e-13)
+    h = T._laplacian_spectral(9) - np.diag(rng.uniform(0, 5, 9))
+    lam, w = np.linalg.eigh(h)
+    want = (w * np.exp(1j * lam)) @ w.conj().T
+    got = R.unitarise(R.cexpm((np.zeros((1, 9, 9)), h[None])))
+    np.testing.assert_allclose(got[0][0] + 1j * got[1][0], want, atol=1e-11)
+    k = np.fft.fftfreq(9, d=1.0 / 9)
+    f = np.fft.fft(np.eye(9), axis=0)
+    np.testing.assert_allclose(T._laplacian_spectral(9), np.fft.ifft((-4 * math.pi**2 * k**2)[:, None] * f, axis=0).real, atol=1e-9)
+
+
+@pytest.mark.slow
+def test_instance_digests_do_not_depend_on_the_blas_kernels():
+    """The same seed, the same bytes, whichever kernels OpenBLAS picks for this CPU.
+
+    With numpy/scipy's BLAS and LAPACK the SO(n), U(n) and S^2 instances came out
+    last-bit different on an Intel and an AMD machine (and under OPENBLAS_CORETYPE).
+    """
+    import json
+    import os
+    import subprocess
+    import sys
+
+    ids = ["sphere2-smoke", "so3-smoke", "u3-smoke", "so6", "u4"]
+    script = f"import json; from tasks.manifold_diffusion import _load; print(json.dumps({{i: _load(i).digest for i in {ids!r}}}))"
+    here = {i: md._load(i).digest for i in ids}
+    for core in ("Prescott", "Sandybridge"):
+        env = {**os.environ, "OPENBLAS_CORETYPE": core}
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True, timeout=300)
+        assert json.loads(out.stdout.strip().splitlines()[-1]) == here, core
 
 
 def test_vmf_sampler_concentration():

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from bench.task import InvalidSolution
+from tasks.manifold_diffusion.reproducible import vmap_math
 
 __all__ = ["TOL", "check_points", "features", "intrinsic_dim", "ambient_shape"]
 
@@ -112,8 +113,8 @@ def features(manifold: str, x: np.ndarray) -> np.ndarray:
     the unit vector; SO(n): the flattened matrix; U(n): real and imaginary parts.
     """
     n_points = x.shape[0]
-    if manifold == "torus":
-        return np.concatenate([np.cos(x), np.sin(x)], axis=1)
+    if manifold == "torus":  # the C library's cos/sin: the same bits on every CPU (see reproducible.py)
+        return np.concatenate([vmap_math(math.cos, x), vmap_math(math.sin, x)], axis=1)
     if manifold == "u":
         flat = x.reshape(n_points, -1)
         return np.concatenate([flat.real, flat.imag], axis=1)

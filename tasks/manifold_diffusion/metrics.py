@@ -14,6 +14,8 @@ import numpy as np
 import torch
 from scipy.special import i0e, logsumexp
 
+from tasks.manifold_diffusion import reproducible as R
+
 __all__ = [
     "c2st",
     "mmd2",
@@ -79,7 +81,7 @@ def c2st(real: np.ndarray, fake: np.ndarray, *, seed: int = 0, folds: int = 5, e
 def median_bandwidth(feats: np.ndarray, max_points: int = 1000) -> float:
     """Median pairwise Euclidean distance of (up to ``max_points``) embedded points."""
     f = feats[:max_points]
-    d2 = ((f[:, None, :] - f[None, :, :]) ** 2).sum(-1)
+    d2 = R.sq_dists(f, f)  # a fixed summation order: the bandwidth is part of the instance digest
     iu = np.triu_indices(len(f), 1)
     return float(np.sqrt(np.median(d2[iu])))
 
@@ -177,7 +179,7 @@ def kde_nll(manifold: str, fake: np.ndarray, held_out: np.ndarray, fit_points: i
 
 def mode_radius(held_feats: np.ndarray, centre_feats: np.ndarray, q: float = 0.95) -> float:
     """The ``q`` quantile of the held-out sample's embedding distance to its nearest centre."""
-    d2 = ((held_feats[:, None, :] - centre_feats[None, :, :]) ** 2).sum(-1)
+    d2 = R.sq_dists(held_feats, centre_feats)  # fixed order: part of the instance digest
     return float(np.quantile(np.sqrt(d2.min(1)), q))
 
 

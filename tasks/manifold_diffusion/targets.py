@@ -11,6 +11,11 @@
 
 Each sampler takes a ``numpy.random.Generator`` and returns ``(points, labels)``,
 ``labels`` being the mixture component of each point (``-1`` where there are none).
+
+The linear algebra and the transcendental functions come from
+:mod:`tasks.manifold_diffusion.reproducible`, not from BLAS/LAPACK or numpy's
+SIMD paths, so that a seed gives the same bytes on every CPU (instance digests
+are part of every job key; see that module).
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import expm
+
+from tasks.manifold_diffusion import reproducible as R
 
 __all__ = [
     "Mixture",
@@ -87,21 +93,21 @@ def sample_sphere(mix: Mixture, n: int, rng: np.random.Generator) -> tuple[np.nd
     kappa = mix.spread
     lab = rng.integers(0, mix.k, size=n)
     u = rng.uniform(size=n)
-    w = 1.0 + np.log(u + (1.0 - u) * np.exp(-2.0 * kappa)) / kappa
+    w = 1.0 + R.vmap_math(math.log, u + (1.0 - u) * math.exp(-2.0 * kappa)) / kappa
     phi = rng.uniform(0, TWO_PI, size=n)
     r = np.sqrt(np.clip(1.0 - w**2, 0.0, None))
-    local = np.stack([r * np.cos(phi), r * np.sin(phi), w], axis=1)
+    local = np.stack([r * R.vmap_math(math.cos, phi), r * R.vmap_math(math.sin, phi), w], axis=1)
     out = np.empty((n, 3))
     for j in range(mix.k):
         mu = mix.centres[j]
         # an orthonormal frame whose third axis is mu
         a = np.array([1.0, 0.0, 0.0]) if abs(mu[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-        e1 = a - mu * (a @ mu)
-        e1 /= np.linalg.norm(e1)
+        e1 = a - mu * R.dot(a, mu)
+        e1 = e1 / R.row_norms(e1)
         frame = np.stack([e1, np.cross(mu, e1), mu])
         sel = lab == j
-        out[sel] = local[sel] @ frame
-    out /= np.linalg.norm(out, axis=1, keepdims=True)
+        out[sel] = R.matmul(local[sel], frame)
+    out = out / R.row_norms(out)[:, None]
     return out, lab
 
 
@@ -114,11 +120,7 @@ def skew_from_vector(v: np.ndarray, n: int) -> np.ndarray:
 
 
 def _haar_so(n: int, rng: np.random.Generator) -> np.ndarray:
-    q, r = np.linalg.qr(rng.standard_normal((n, n)))
-    q = q * np.sign(np.diag(r))
-    if np.linalg.det(q) < 0:
-        q[:, 0] = -q[:, 0]
-    return q
+    return R.haar_so(rng.standard_normal((n, n)))
 
 
 def so_mixture_spec(n: int, k: int, var: float, seed: int) -> Mixture:
@@ -130,7 +132,8 @@ def so_mixture_spec(n: int, k: int, var: float, seed: int) -> Mixture:
     rng = np.random.default_rng(seed)
     for _ in range(1000):
         c = np.stack([_haar_so(n, rng) for _ in range(k)])
-        dist = np.linalg.norm(c[:, None] - c[None, :], axis=(-1, -2)) + np.eye(k) * 1e9
+        flat = c.reshape(k, -1)
+        dist = np.sqrt(R.sq_dists(flat, flat)) + np.eye(k) * 1e9
         if dist.min() >= 1.5:
             return Mixture(c, var)
     raise RuntimeError(f"could not place {k} separated centres in SO({n})")
@@ -142,21 +145,23 @@ def sample_so(mix: Mixture, n_points: int, rng: np.random.Generator) -> tuple[np
     lab = rng.integers(0, mix.k, size=n_points)
     v = math.sqrt(mix.spread) * rng.standard_normal((n_points, n * (n - 1) // 2))
     s = skew_from_vector(v, n)
-    out = np.empty((n_points, n, n))
-    for i in range(n_points):
-        out[i] = mix.centres[lab[i]] @ expm(s[i])
+    out = R.matmul(mix.centres[lab], R.expm(s))
     # re-orthonormalise away rounding so the check tolerance is far
-    u, _, vt = np.linalg.svd(out)
-    return u @ vt, lab
+    return R.orthonormalise(out), lab
 
 
 def _laplacian_spectral(n: int) -> np.ndarray:
-    """Spectral (DFT) Laplacian on the ``n``-point periodic grid of [0, 1)."""
-    k = np.fft.fftfreq(n, d=1.0 / n)  # 0, 1, ..., floor(n/2) (or -n/2), ..., -1
-    f = np.fft.fft(np.eye(n), axis=0)
-    lap = np.fft.ifft((-4.0 * math.pi**2 * k**2)[:, None] * f, axis=0)
-    lap = 0.5 * (lap + lap.conj().T)
-    return lap
+    """Spectral (DFT) Laplacian on the ``n``-point periodic grid of [0, 1), real symmetric.
+
+    ``F^-1 diag(-4 pi^2 k^2) F`` with ``k`` the DFT frequencies 0, 1, ..., -1 (``-n/2`` for
+    even ``n``), i.e. the circulant ``L[j, l] = c((j - l) mod n)`` with ``c(m) = (1/n)
+    sum_k -4 pi^2 k^2 cos(2 pi k m / n)``; summed in a fixed order (the Hermitian part of the
+    FFT construction, which the sine terms cancel out of).
+    """
+    ks = [k if k <= n // 2 and not (n % 2 == 0 and k == n // 2) else k - n for k in range(n)]
+    c = [sum(-4.0 * math.pi**2 * k * k * math.cos(2.0 * math.pi * k * m / n) for k in ks) / n for m in range(n)]
+    idx = (np.arange(n)[:, None] - np.arange(n)[None, :]) % n
+    return np.asarray(c, dtype=np.float64)[idx]
 
 
 def sample_quantum_oscillator(n: int, n_points: int, rng: np.random.Generator, t: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -168,11 +173,12 @@ def sample_quantum_oscillator(n: int, n_points: int, rng: np.random.Generator, t
     """
     lap = _laplacian_spectral(n)
     xs = np.arange(n) / n
-    out = np.empty((n_points, n, n), dtype=np.complex128)
     omega = rng.uniform(2.0, 3.0, size=n_points)
     x0 = rng.standard_normal(n_points)
-    for i in range(n_points):
-        h = lap - np.diag(0.5 * omega[i] ** 2 * (xs - x0[i]) ** 2)
-        lam, w = np.linalg.eigh(h)
-        out[i] = (w * np.exp(1j * t * lam)) @ w.conj().T
+    h = np.broadcast_to(lap, (n_points, n, n)).copy()
+    diag = np.arange(n)
+    h[:, diag, diag] -= 0.5 * omega[:, None] ** 2 * (xs[None, :] - x0[:, None]) ** 2
+    re, im = R.unitarise(R.cexpm((np.zeros_like(h), t * h)))
+    out = np.empty((n_points, n, n), dtype=np.complex128)
+    out.real, out.imag = re, im
     return out, np.full(n_points, -1)
