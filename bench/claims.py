@@ -54,6 +54,14 @@ class Comparison(BaseModel):
     saving of ``method`` against ``baseline`` (:func:`bench.stats.label_saving`,
     paired bootstrap over seeds) is ``op value``. ``baseline = "best-other"``
     takes, per instance, the other method with the highest final mean value.
+
+    ``censored_at`` (``versus`` only): values at or above it were stopped by a
+    budget cap (a training time at the cap says only "at least this long").
+    A pair in which *both* values are censored says nothing about which is
+    smaller and is left out; an instance with no pair left is left out, and a
+    claim with no instance left is ``not testable here``. A pair with one
+    value censored stays: the difference then understates the true one in
+    size, so a verdict is conservative.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -65,6 +73,7 @@ class Comparison(BaseModel):
     baseline: str | None = None
     margin: float = 0.0
     x_metric: str | None = None
+    censored_at: float | None = None
 
     @model_validator(mode="after")
     def _complete(self) -> Comparison:
@@ -74,6 +83,8 @@ class Comparison(BaseModel):
             raise ValueError("a saving comparison needs `baseline` and `x_metric`")
         if self.kind == "versus" and not self.baseline:
             raise ValueError("a versus comparison needs `baseline`")
+        if self.censored_at is not None and self.kind != "versus":
+            raise ValueError("`censored_at` applies to versus comparisons only")
         return self
 
     def describe(self) -> str:
@@ -82,7 +93,8 @@ class Comparison(BaseModel):
         if self.kind == "threshold":
             return f"mean {self.metric} of {self.method} {self.op} {self.value:g}"
         m = f" + {self.margin:g}" if self.margin else ""
-        return f"{self.metric}: {self.method} {self.op} {self.baseline}{m} (paired)"
+        c = f"; pairs both >= {self.censored_at:g} (capped) left out" if self.censored_at is not None else ""
+        return f"{self.metric}: {self.method} {self.op} {self.baseline}{m} (paired{c})"
 
 
 class Claim(BaseModel):
@@ -190,6 +202,7 @@ def verdict(claim: Claim, records: pd.DataFrame, *, seed: int = 0, n_boot: int =
     if failed:
         return Verdict(claim.id, "inconclusive", reason=f"no valid run on {', '.join(sorted(set(failed))[:5])}")
 
+    dropped = ""
     if cmp_.kind == "threshold":
         sub = ok[ok["method"] == cmp_.method]
         strata = [g["_v"].to_numpy() for _, g in sub.groupby("instance", sort=True)]
@@ -200,11 +213,26 @@ def verdict(claim: Claim, records: pd.DataFrame, *, seed: int = 0, n_boot: int =
         b = ok[ok["method"] == cmp_.baseline].set_index(["instance", "rep"])["_v"]
         a, b = a[~a.index.duplicated()], b[~b.index.duplicated()]
         diff = (a - b).dropna()
+        thr = float(cmp_.margin)
+        paired = set(diff.index.get_level_values("instance"))
+        if len(paired) < len(want):
+            return Verdict(claim.id, "inconclusive", reason="some instances have no run with the same seed for both methods")
+        if cmp_.censored_at is not None:
+            cap = float(cmp_.censored_at)
+            both = (a.reindex(diff.index) >= cap) & (b.reindex(diff.index) >= cap)
+            gone = sorted(paired - set(diff[~both].index.get_level_values("instance")))
+            diff = diff[~both]
+            if diff.empty:
+                return Verdict(
+                    claim.id, "not testable here",
+                    reason=f"both methods reached the {cap:g} cap of {cmp_.metric} in every pair (censored): "
+                    "the results cannot say which is smaller",
+                )  # fmt: skip
+            dropped = f"; {int(both.sum())} pairs with both at the {cap:g} cap left out" + (
+                f" (no pair left on {', '.join(gone)})" if gone else ""
+            )
         strata = [g.to_numpy() for _, g in diff.groupby(level="instance", sort=True)]
         evidence = list(ok.loc[ok["method"].isin(methods), "key"])
-        thr = float(cmp_.margin)
-        if len(strata) < len(want):
-            return Verdict(claim.id, "inconclusive", reason="some instances have no run with the same seed for both methods")
     n_runs = int(sum(len(s) for s in strata))
     est, lo, hi = stratified_bootstrap_ci(strata, seed=seed, n_boot=n_boot)
     out = Verdict(claim.id, "inconclusive", est, lo, hi, len(strata), n_runs, evidence=evidence)
@@ -221,6 +249,8 @@ def verdict(claim: Claim, records: pd.DataFrame, *, seed: int = 0, n_boot: int =
         out.reason = f"95% CI [{lo:.4g}, {hi:.4g}] lies on the wrong side of {thr:g}"
     else:
         out.reason = f"95% CI [{lo:.4g}, {hi:.4g}] contains {thr:g}"
+    if cmp_.kind == "versus" and cmp_.censored_at is not None:
+        out.reason += dropped
     return out
 
 

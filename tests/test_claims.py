@@ -258,6 +258,28 @@ def test_versus_pairs_on_instance_and_rep():
     assert judge(versus(">=", 2.0), df).verdict == "contradicted"
 
 
+def test_versus_leaves_out_pairs_both_stopped_by_a_cap():
+    """Both methods at a 60 s cap: equal times that say nothing; the rest is judged."""
+
+    def claim():
+        cmp_ = Comparison(kind="versus", method="ros", baseline="greedy", metric="score", op="<", censored_at=60.0)
+        return make_claim(cmp_)
+
+    capped = {"G1": [60.01, 60.02, 60.01], "G2": [60.03, 60.01, 60.02]}
+    df = frame(runs("ros", {"G1": [60.02, 60.01, 60.02], "G2": [60.01, 60.02, 60.01]}) + runs("greedy", capped, kind="baseline"))
+    v = judge(claim(), df)
+    assert v.verdict == "not testable here" and "cap" in v.reason
+    # without the cap, 10 ms of jitter would have decided it
+    assert judge(versus("<", 0.0), df).verdict != "not testable here"
+    # G2 uncapped for ros: judged on G2 alone, and the reason says what was left out
+    df = frame(runs("ros", {"G1": [60.02, 60.01, 60.02], "G2": [40.0, 41.0, 42.0]}) + runs("greedy", capped, kind="baseline"))
+    v = judge(claim(), df)
+    assert v.verdict == "confirmed" and v.n_instances == 1 and v.n_runs == 3
+    assert "3 pairs with both at the 60 cap left out (no pair left on G1)" in v.reason
+    with pytest.raises(ValidationError, match="censored_at"):
+        Comparison(kind="threshold", method="ros", metric="score", op="<", value=1.0, censored_at=60.0)
+
+
 def test_versus_uses_only_common_reps_where_unpaired_means_mislead():
     # ros has an extra rep 2 with a huge value that greedy has no pair for. The unpaired
     # means say ros is better (36.67 vs 10.5); on the common reps ros is worse by 0.5.

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import getpass
+import io
 import json
 import shutil
 import warnings
@@ -17,12 +19,26 @@ TOY3 = ("toy-sample-mean", "toy-noisy", "toy-first")
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def toy_run(cli, store):
-    """A finished toy-mean sweep (3 seeds) in ``store``."""
-    rc, out, err = cli("run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--method", *TOY3, "--seeds", "3", "--store", store, "--no-progress", "--jobs", "2")
-    assert rc == 0, err
+@pytest.fixture(scope="module")
+def _toy_sweep(tmp_path_factory):
+    """One finished toy-mean sweep (3 seeds) for the whole module (a sweep costs seconds)."""
+    from bench.cli import main
+
+    store = tmp_path_factory.mktemp("toy-sweep") / "runs"
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--method", *TOY3, "--seeds", "3",
+                   "--store", str(store), "--no-progress", "--jobs", "2"])  # fmt: skip
+    assert rc == 0, err.getvalue()
     return store
+
+
+@pytest.fixture
+def toy_run(_toy_sweep, tmp_path):
+    """A private copy of the finished toy-mean sweep: tests may change or extend it."""
+    dst = tmp_path / "runs"
+    shutil.copytree(_toy_sweep, dst)
+    return dst
 
 
 @pytest.mark.parametrize(

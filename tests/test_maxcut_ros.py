@@ -395,10 +395,10 @@ def test_the_runner_hands_each_repetition_its_pretrained_network(tmp_path, monke
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     store = tmp_path / "runs"
     run_sweep(RunOptions(task="maxcut", store=store, progress=False, methods=["ros"],
-                         instances=["reg3-n100-s0-k2", "reg3-n100-s1-k2"], seeds=2, jobs=1))  # fmt: skip
-    recs = sorted(Store(store).iter_records("maxcut"), key=lambda r: (r.rep, r.instance))
-    assert [r.status for r in recs] == ["ok"] * 4, [r.reason for r in recs]
-    assert [r.setup_s is not None and r.setup_s > 0 for r in recs] == [True, False, True, False]
+                         instances=["reg3-n100-s0-k2"], seeds=2, jobs=1))  # fmt: skip
+    recs = sorted(Store(store).iter_records("maxcut"), key=lambda r: r.rep)
+    assert [r.status for r in recs] == ["ok"] * 2, [r.reason for r in recs]
+    assert all(r.setup_s is not None and r.setup_s > 0 for r in recs)  # one worker, two networks
     for rep in (0, 1):
         assert cache_path(PretrainConfig.for_k(2, seed=2 + rep)).exists()
     # rep 0 through the runner is the direct call, which prepares rep 0's network itself
