@@ -63,7 +63,7 @@ def _failed(job: dict[str, Any], reason: str, error_type: str) -> dict[str, Any]
 # ----------------------------------------------------------------------------- local
 
 
-def _worker_main(conn: Connection, extra_paths: tuple[str, ...]) -> None:
+def _worker_main(conn: Connection, extra_paths: tuple[str, ...], families: tuple[str, ...] | None = None) -> None:
     """A trusted local worker: runs jobs in its evaluator until told to stop."""
     from bench import sandbox
     from bench.evaluator import get_evaluator, probe_catalog, run_job
@@ -72,12 +72,12 @@ def _worker_main(conn: Connection, extra_paths: tuple[str, ...]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def on_term(*_a: Any) -> None:
-        get_evaluator(extra_paths).kill_current()
+        get_evaluator(extra_paths, families).kill_current()
         os._exit(0)
 
     signal.signal(signal.SIGTERM, on_term)
     try:
-        catalog, errors = probe_catalog(extra_paths)
+        catalog, errors = probe_catalog(extra_paths, families=families)
         conn.send(("ready", catalog, errors))
     except Exception as exc:
         conn.send(("failed", f"{type(exc).__name__}: {exc}", []))
@@ -89,8 +89,8 @@ def _worker_main(conn: Connection, extra_paths: tuple[str, ...]) -> None:
             break
         if msg is None:
             break
-        conn.send(("result", run_job(msg, extra_paths)))
-    get_evaluator(extra_paths).close()
+        conn.send(("result", run_job(msg, extra_paths, families)))
+    get_evaluator(extra_paths, families).close()
 
 
 class LocalBackend:
@@ -100,9 +100,10 @@ class LocalBackend:
     ``PR_SET_PDEATHSIG`` reliably kills them if the runner dies.
     """
 
-    def __init__(self, jobs: int = 1, extra_paths: tuple[str, ...] = ()) -> None:
+    def __init__(self, jobs: int = 1, extra_paths: tuple[str, ...] = (), families: tuple[str, ...] | None = None) -> None:
         self.slots = max(1, int(jobs))
         self.extra_paths = tuple(extra_paths)
+        self.families = families
         self._ctx = mp.get_context("spawn")
         self._workers: list[tuple[mp.process.BaseProcess, Connection]] = []
         self._busy: dict[int, dict[str, Any]] = {}
@@ -110,7 +111,7 @@ class LocalBackend:
 
     def _spawn(self) -> tuple[mp.process.BaseProcess, Connection]:
         parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=_worker_main, args=(child, self.extra_paths), daemon=True)
+        proc = self._ctx.Process(target=_worker_main, args=(child, self.extra_paths, self.families), daemon=True)
         proc.start()
         child.close()
         return proc, parent
@@ -213,8 +214,15 @@ class DaskBackend:
     cluster with dask-jobqueue and pass its scheduler address (see README).
     """
 
-    def __init__(self, jobs: int = 1, extra_paths: tuple[str, ...] = (), scheduler: str | None = None) -> None:
+    def __init__(
+        self,
+        jobs: int = 1,
+        extra_paths: tuple[str, ...] = (),
+        scheduler: str | None = None,
+        families: tuple[str, ...] | None = None,
+    ) -> None:
         self.extra_paths = tuple(extra_paths)
+        self.families = families
         self.scheduler = scheduler
         self._jobs = max(1, int(jobs))
         self.slots = self._jobs
@@ -240,13 +248,13 @@ class DaskBackend:
         self.slots = max(1, 2 * nthreads)
         from bench.evaluator import probe_catalog
 
-        catalog, errors = self._client.submit(probe_catalog, self.extra_paths, pure=False).result()
+        catalog, errors = self._client.submit(probe_catalog, self.extra_paths, 1, self.families, pure=False).result()
         return catalog, errors
 
     def submit(self, job: dict[str, Any]) -> None:
         from bench.evaluator import run_job
 
-        fut = self._client.submit(run_job, job, self.extra_paths, pure=False)
+        fut = self._client.submit(run_job, job, self.extra_paths, self.families, pure=False)
         self._futures[fut] = job
 
     def poll(self, timeout: float) -> list[dict[str, Any]]:
@@ -280,14 +288,24 @@ class DaskBackend:
 BACKENDS = {"local": LocalBackend, "dask": DaskBackend}
 
 
-def make_backend(name: str, jobs: int, extra_paths: tuple[str, ...] = (), scheduler: str | None = None) -> Backend:
-    """The backend called ``name`` (``local`` or ``dask``)."""
+def make_backend(
+    name: str,
+    jobs: int,
+    extra_paths: tuple[str, ...] = (),
+    scheduler: str | None = None,
+    families: tuple[str, ...] | None = None,
+) -> Backend:
+    """The backend called ``name`` (``local`` or ``dask``).
+
+    ``families``: the task families whose method packages the workers import
+    (``None``: all of them).
+    """
     if name == "dask":
-        return DaskBackend(jobs, extra_paths, scheduler)
+        return DaskBackend(jobs, extra_paths, scheduler, families)
     if name == "local":
         if scheduler:
             raise ValueError("--scheduler needs --backend dask")
-        return LocalBackend(jobs, extra_paths)
+        return LocalBackend(jobs, extra_paths, families)
     from bench.registry import unknown_message
 
     raise ValueError(unknown_message("backend", name, BACKENDS))

@@ -85,12 +85,22 @@ class Evaluator:
     extra_paths
         Method files or directories imported by the zygotes in addition to
         the registered packages (``validate`` and tests use this).
+    families
+        Task families whose method packages the zygotes import (``None``:
+        all); a sweep passes its task's family.
     workroot
         Where per-job working directories are made (a fresh one per job).
     """
 
-    def __init__(self, extra_paths: tuple[str, ...] = (), workroot: str | None = None, cache_size: int = 8) -> None:
+    def __init__(
+        self,
+        extra_paths: tuple[str, ...] = (),
+        workroot: str | None = None,
+        cache_size: int = 8,
+        families: tuple[str, ...] | None = None,
+    ) -> None:
         self.extra_paths = tuple(extra_paths)
+        self.families = None if families is None else tuple(families)
         self.workroot = workroot or tempfile.mkdtemp(prefix="bench-jobs-")
         self._zygotes: dict[int, Zygote] = {}
         self._instances: OrderedDict[tuple[str, str], Instance] = OrderedDict()
@@ -103,7 +113,7 @@ class Evaluator:
         if z is None or not z.alive:
             if z is not None:
                 z.close()
-            z = Zygote(threads=threads, extra_paths=self.extra_paths).start()
+            z = Zygote(threads=threads, extra_paths=self.extra_paths, families=self.families).start()
             self._zygotes[threads] = z
         return z
 
@@ -354,25 +364,30 @@ class Evaluator:
 _LOCAL = threading.local()
 
 
-def get_evaluator(extra_paths: tuple[str, ...] = ()) -> Evaluator:
+def get_evaluator(extra_paths: tuple[str, ...] = (), families: tuple[str, ...] | None = None) -> Evaluator:
     """The evaluator of this thread (one per worker thread, made on first use)."""
     ev = getattr(_LOCAL, "evaluator", None)
-    if ev is None or ev.extra_paths != tuple(extra_paths):
+    families = None if families is None else tuple(families)
+    if ev is None or ev.extra_paths != tuple(extra_paths) or ev.families != families:
         if ev is not None:
             ev.close()
-        ev = _LOCAL.evaluator = Evaluator(extra_paths=tuple(extra_paths))
+        ev = _LOCAL.evaluator = Evaluator(extra_paths=tuple(extra_paths), families=families)
         atexit.register(ev.close)
     return ev
 
 
-def run_job(job: dict[str, Any], extra_paths: tuple[str, ...] = ()) -> dict[str, Any]:
+def run_job(
+    job: dict[str, Any], extra_paths: tuple[str, ...] = (), families: tuple[str, ...] | None = None
+) -> dict[str, Any]:
     """Run one job (as a dict) in this process's evaluator. Used by every backend."""
     j = Job.from_dict(job)
-    return {"key": j.key, "job": job, "result": get_evaluator(extra_paths).run(j)}
+    return {"key": j.key, "job": job, "result": get_evaluator(extra_paths, families).run(j)}
 
 
-def probe_catalog(extra_paths: tuple[str, ...] = (), threads: int = 1) -> tuple[list[dict[str, Any]], list[str]]:
+def probe_catalog(
+    extra_paths: tuple[str, ...] = (), threads: int = 1, families: tuple[str, ...] | None = None
+) -> tuple[list[dict[str, Any]], list[str]]:
     """Method metadata, discovered in a zygote (the caller never imports methods)."""
-    ev = get_evaluator(extra_paths)
+    ev = get_evaluator(extra_paths, families)
     z = ev.zygote(threads)
     return z.catalog, z.discovery_errors

@@ -211,7 +211,8 @@ def run_sweep(opts: RunOptions) -> SweepResult:
     _check_task(opts.task)
     task = get_task(opts.task)
     store = Store(opts.store)
-    backend = make_backend(opts.backend, opts.jobs, opts.extra_paths, opts.scheduler)
+    # workers import only this task's family of methods and baselines (plus plugins)
+    backend = make_backend(opts.backend, opts.jobs, opts.extra_paths, opts.scheduler, (task.meta.family,))
     started = time.time()
     try:
         catalog, errors = backend.start()

@@ -216,6 +216,8 @@ class Zygote:
 
     threads: int = 1
     extra_paths: tuple[str, ...] = ()
+    #: task families whose method packages the zygote imports (None: all; see discover_methods)
+    families: tuple[str, ...] | None = None
     proc: subprocess.Popen | None = None
     ctrl: socket.socket | None = None
     catalog: list[dict[str, Any]] = field(default_factory=list)
@@ -231,6 +233,9 @@ class Zygote:
         env["PYTHONUNBUFFERED"] = "1"
         if self.extra_paths:
             env["BENCH_EXTRA_PATHS"] = os.pathsep.join(self.extra_paths)
+        env.pop("BENCH_DISCOVER_FAMILIES", None)
+        if self.families is not None:
+            env["BENCH_DISCOVER_FAMILIES"] = ",".join(self.families)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "bench._zygote", str(child.fileno())],
             pass_fds=[child.fileno()],
@@ -412,9 +417,11 @@ def _zygote_main(ctrl_fd: int) -> None:
     from bench.registry import DISCOVERY_ERRORS, discover_methods
 
     extra = [p for p in os.environ.get("BENCH_EXTRA_PATHS", "").split(os.pathsep) if p]
+    fam = os.environ.get("BENCH_DISCOVER_FAMILIES")
+    families = None if fam is None else tuple(f for f in fam.split(",") if f)
     errors: list[str] = []
     try:
-        registry = discover_methods(extra)
+        registry = discover_methods(extra, families)
         catalog = [spec.meta() for _, spec in registry.items()]
     except Exception as exc:
         catalog, errors = [], [f"{type(exc).__name__}: {exc}"]

@@ -32,6 +32,30 @@ def test_registry_is_not_empty():
     assert PAIRS, "no (task, method) pair is registered"
 
 
+def test_every_method_lives_in_the_folder_of_its_tasks_family():
+    """A sweep's workers import only methods/<family> and baselines/<family> of its task."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    wrong = []
+    for m in _CATALOG:
+        path = Path(m["source"].rsplit(":", 1)[0]).resolve()
+        for t in m["tasks"]:
+            if t not in _TASKS:
+                continue
+            fam = _TASKS.get(t).meta.family
+            if not any(path.is_relative_to(root / top / fam) for top in ("methods", "baselines")):
+                wrong.append(f"{m['name']} ({path.relative_to(root)}) solves {t}, of family {fam}")
+    assert not wrong, wrong
+
+
+def test_a_family_scoped_worker_sees_exactly_that_familys_methods():
+    catalog, errors = probe_catalog(families=("knapsack",))
+    assert errors == []
+    want = sorted(m["name"] for m in _CATALOG if "knapsack" in m["tasks"])
+    assert sorted(m["name"] for m in catalog) == want and want
+
+
 @pytest.fixture(scope="session")
 def smoke_runs(tmp_path_factory):
     """task -> (records of a first sweep, records of a forced rerun) on the smoke tier."""

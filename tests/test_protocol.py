@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import sys
 
 import pytest
@@ -46,6 +47,18 @@ print([m for m in sys.modules if m.split(".")[0] in ("methods", "baselines") or 
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
     assert len(list(Store(store).iter_records("toy-mean"))) == 9
+
+
+def test_a_job_loads_only_its_tasks_family(store):
+    """Workers import methods/<family> and baselines/<family> of the sweep's task, and the job
+    child inherits them: it must not import the other families (torch, scikit-learn...) itself."""
+    run_sweep(RunOptions(task="knapsack", store=store, progress=False, extra_paths=(CHAOS,),
+                         methods=["chaos-modules"], instances=["uncorrelated-n20-s0"]))  # fmt: skip
+    (rec,) = Store(store).iter_records("knapsack")
+    assert rec.status == "ok", rec.reason
+    loaded = ast.literal_eval(rec.stdout_tail.split("LOADED ", 1)[1].splitlines()[0])
+    assert "baselines.knapsack" in loaded
+    assert [m for m in loaded if "." in m and m.split(".")[1] != "knapsack"] == []
 
 
 @pytest.mark.parametrize("threads", [1, 2])

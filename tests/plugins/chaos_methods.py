@@ -119,6 +119,13 @@ def threads(instance, *, seed, budget):
     return _empty(instance)
 
 
+@method(name="chaos-modules", kind="baseline", tasks=["knapsack"], deterministic=True)
+def modules(instance, *, seed, budget):
+    """ok: prints the method and baseline packages loaded in its process."""
+    print("LOADED", sorted(m for m in sys.modules if m.split(".")[0] in ("methods", "baselines")))
+    return _empty(instance)
+
+
 @method(name="chaos-parricide", kind="baseline", tasks=["knapsack"])
 def parricide(instance, *, seed, budget):
     """error: kills the worker process that forked it; the next job must still run."""
