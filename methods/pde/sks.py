@@ -27,7 +27,7 @@ from methods.pde.kron import KronModel
 from methods.pde.solvers import gauss_newton_dense, gauss_newton_mf
 from tasks.pde.problems import PDEProblem, problem_from_data
 
-__all__ = ["sks_config", "solve_sks", "solve_sks_mf", "OFFICIAL", "build_model"]
+__all__ = ["sks_config", "solve_sks", "solve_sks_mf", "OFFICIAL", "build_model", "MF_PENALTY"]
 
 REFERENCE = (
     "Z. Xu, D. Long, Y. Xu, G. Yang, S. Zhe, H. Owhadi, Toward Efficient Kernel-Based Solvers for Nonlinear "
@@ -180,26 +180,57 @@ def solve_sks(instance: Any, *, seed: int, budget: float, max_steps: int, kernel
     return model.predict(res.H, _eval_axes(instance))
 
 
+#: ``sks-mf``'s PDE penalty weight: the penalty limit (see :func:`solve_sks_mf`).
+MF_PENALTY = 1e12
+
+
 @method(
     name="sks-mf",
     kind="method",
     tasks=["pde"],
     reference=REFERENCE + " (matrix-free Gauss-Newton: this bench's variant)",
-    version="1",
-    params={"max_steps": 30, "kernel": "se", "cg_rtol": 1e-6, "cg_maxiter": 2000},
+    version="2",
+    params={"max_steps": 30, "kernel": "se", "cg_rtol": 1e-4, "cg_maxiter": 2000, "v": MF_PENALTY},
     deterministic=True,
     deviations=COMMON_DEVIATIONS
     + " Not in the paper: each GN system is solved by PCG (Kronecker mat-vecs, fast-diagonalisation "
     "preconditioner of the frozen-coefficient operator on interior nodes), capped at cg_maxiter iterations; "
-    "an inexact solve is then accepted as the step (subject to the same loss decrease test).",
+    "an inexact solve is then accepted as the step (subject to the same loss decrease test). "
+    "Penalty weights: v=1e12 for every problem (the official GN weight is 1e4) and tau = v times the "
+    "official tau/v ratio (1e8 elliptic, Allen-Cahn, Eikonal; 1e4 Burgers), i.e. close to exact "
+    "collocation; v=1e4 caps the elliptic RMSE at about 1.4e-7 at any N (--param v=1e4 cg_rtol=1e-6 "
+    "is version 1).",
 )
 def solve_sks_mf(
-    instance: Any, *, seed: int, budget: float, max_steps: int, kernel: str, cg_rtol: float, cg_maxiter: int
+    instance: Any,
+    *,
+    seed: int,
+    budget: float,
+    max_steps: int,
+    kernel: str,
+    cg_rtol: float,
+    cg_maxiter: int,
+    v: float,
 ) -> np.ndarray:
-    """SKS with matrix-free Gauss–Newton (PCG, Kronecker mat-vecs, fast-diagonalisation preconditioner)."""
+    """SKS with matrix-free Gauss–Newton (PCG, Kronecker mat-vecs, fast-diagonalisation preconditioner).
+
+    Same model and objective as :func:`solve_sks`, with the penalty weights
+    pushed towards exact collocation: the PDE weight is ``v`` (default 1e12,
+    against the official 1e4) and the boundary weight keeps the official
+    ratio, ``tau = v * tau0 / v0``. With the official ``v = 1e4`` the prior
+    term ``½ ηᵀK⁻¹η`` stays as large as the residual term at the optimum and
+    the elliptic RMSE stops falling at about 1.4e-7, whatever N, jitter,
+    ``cg_rtol`` or the lengthscale (measured, ``tasks/pde/README.md``);
+    float64 and PCG hold up to ``v = 1e14``. The value was chosen from
+    measurements on the elliptic grids of this task (100² to 200²), so it is
+    a setting tuned here, not the paper's.
+    """
     deadline = time.perf_counter() + 0.85 * time_left()
     problem = problem_from_data(instance.data)
     model = build_model(problem, int(instance.data["N"]), kernel)
-    v, tau = GN_WEIGHTS[problem.kind]
-    res = gauss_newton_mf(model, v=v, tau=tau, max_steps=max_steps, cg_rtol=cg_rtol, cg_maxiter=cg_maxiter, deadline=deadline)
+    v0, tau0 = GN_WEIGHTS[problem.kind]
+    tau = float(v) * tau0 / v0
+    res = gauss_newton_mf(
+        model, v=float(v), tau=tau, max_steps=max_steps, cg_rtol=cg_rtol, cg_maxiter=cg_maxiter, deadline=deadline
+    )
     return model.predict(res.H, _eval_axes(instance))
