@@ -28,7 +28,7 @@ def test_tiers_and_budgets():
     assert std == {"torus2", "torus10", "sphere2", "so3", "so6", "u4", "u9"}
     for s in TASK.instances("standard"):
         assert s.params["train_iters"] == 5000 and s.params["train_seconds"] == 60.0
-        assert TASK.budget("standard", s) == 100.0
+        assert TASK.budget("standard", s) == 100.0 == TASK.meta.budgets["standard"]
     with pytest.raises(UnknownNameError, match="torus2"):
         TASK.load("torus3")
 
@@ -187,6 +187,14 @@ def test_evaluation_is_deterministic():
     inst = TASK.load("sphere2-smoke")
     pts = np.array(inst.data["train"][:300])
     assert TASK.evaluate(inst, _solution(inst, pts)) == TASK.evaluate(inst, _solution(inst, pts))
+
+
+def test_training_past_the_equal_budget_is_invalid():
+    inst = TASK.load("sphere2-smoke")  # train_seconds 3
+    pts = np.array(inst.data["train"][:300])
+    assert "c2st" in TASK.evaluate(inst, {"samples": pts, "train_s": 4.5, "sample_s": 0.5})  # within the slack
+    with pytest.raises(InvalidSolution, match=r"train_s: the training round took 6.0 s, over .* of 3 s"):
+        TASK.evaluate(inst, {"samples": pts, "train_s": 6.0, "sample_s": 0.5})
 
 
 def test_solution_must_come_from_the_protocol():

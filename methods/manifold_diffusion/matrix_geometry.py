@@ -9,7 +9,8 @@ by decreasing eigenvalue, so ``A = U^H diag(lambda) U``; ``psi(U)`` is the upper
 (research note 2.3; official ``manifold/special_orthogonal.py``, ``unitary.py``).
 
 ``lam_scale`` (ours; default 1): the official code (784956494/Efficient-Symmetric-Diffusion,
-``SOn.psi`` and ``Un.psi``, checked at commit f075334) uses exactly
+``SOn.psi`` and ``Un.psi``, checked at commit f075334, the version held by the public code
+index; the research note read 5b59b20) uses exactly
 ``Lambda_0 = diag(n, ..., 1) / n``, i.e. ``lam_scale = 1``, eigen-gaps ``1/n``. With the VP
 schedule's noise these gaps are swamped by ``sigma_s ~ 0.1``, so the rotation is noise long before
 the forward process ends; ``lam_scale = 3 n`` gives gaps of 3 (see ``projected.py``).

@@ -39,7 +39,9 @@ Sample-quality switches (issue 7; ours, neither the paper's nor the official cod
 default reproduces the published behaviour (version 1); each is a method parameter:
 
 - ``lam_scale`` (default 1.0): multiplies ``Lambda_0`` in ``psi``. The official code
-  (``SOn.psi`` / ``Un.psi``, checked at commit f075334) uses ``Lambda_0 = diag(n, ..., 1) / n``
+  (``SOn.psi`` / ``Un.psi``, checked at commit f075334 of the same repository, the version
+  held by the public code index; the research note read 5b59b20) uses
+  ``Lambda_0 = diag(n, ..., 1) / n``
   (eigen-gaps ``1/n``), i.e. ``lam_scale = 1``. With ``beta_max = 20`` the rotation (the
   eigenvectors of ``Z_s + Z_s^H``) is noise by ``s ~ 0.02-0.04`` while the sign/phase torus stays
   informative until ``s ~ 0.3``, so the sampler decides signs while the rotation is still noise.
