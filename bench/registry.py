@@ -205,6 +205,7 @@ class MethodSpec:
     deterministic: bool = False
     supports: Callable[[Any], bool | str] | None = None
     budgets: dict[str, float] = field(default_factory=dict)
+    tier_params: dict[str, dict[str, Any]] = field(default_factory=dict)
     description: str = ""
     deviations: str = ""
     source: str = ""
@@ -256,6 +257,7 @@ class MethodSpec:
             "grid": self.grid,
             "deterministic": self.deterministic,
             "budgets": self.budgets,
+            "tier_params": self.tier_params,
             "description": self.description,
             "deviations": self.deviations,
             "source": self.source,
@@ -307,6 +309,7 @@ def method(
     deterministic: bool = False,
     supports: Callable[[Any], bool | str] | None = None,
     budgets: dict[str, float] | None = None,
+    tier_params: dict[str, dict[str, Any]] | None = None,
     description: str = "",
     deviations: str = "",
     setup: Callable[[dict[str, Any]], None] | None = None,
@@ -339,6 +342,11 @@ def method(
         values, so a limit can be a recorded, overridable parameter.
     budgets
         Per-tier time budgets (seconds) overriding the task's defaults.
+    tier_params
+        Per-tier parameter defaults overriding ``params`` in that tier only,
+        e.g. ``{"full": {"max_steps": None}}`` for a paper-scale schedule in
+        the ``full`` tier; ``--param`` still overrides both. Keys must be
+        tiers, and their entries parameters of ``params``.
     description, deviations
         Free text shown on the leaderboard's method page; ``deviations`` lists
         every departure from the paper or official code. Defaults to the
@@ -365,6 +373,13 @@ def method(
     bad_tiers = set(budgets or {}) - set(TIERS)
     if bad_tiers:
         raise ValueError(f"budgets: unknown tiers {sorted(bad_tiers)}; tiers are {list(TIERS)}")
+    bad_tiers = set(tier_params or {}) - set(TIERS)
+    if bad_tiers:
+        raise ValueError(f"tier_params: unknown tiers {sorted(bad_tiers)}; tiers are {list(TIERS)}")
+    for t, tp in (tier_params or {}).items():
+        extra = set(tp) - set(params or {})
+        if extra:
+            raise ValueError(f"tier_params[{t!r}]: {sorted(extra)[0]!r} is not a parameter of {name!r} (params: {sorted(params or {})})")
 
     def deco(target: T) -> T:
         doc = inspect.getdoc(target) or ""
@@ -380,6 +395,7 @@ def method(
             deterministic=deterministic,
             supports=supports,
             budgets=dict(budgets or {}),
+            tier_params={t: dict(tp) for t, tp in (tier_params or {}).items()},
             description=description or doc.split("\n\n")[0],
             deviations=deviations,
             source=_source_of(target),

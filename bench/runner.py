@@ -109,7 +109,8 @@ def plan(task: Task, methods: list[dict[str, Any]], opts: RunOptions) -> list[Jo
     digests = {s.id: task.instance_digest(s.id) for s in specs}
     for spec in specs:
         for m in methods:
-            for params in expand_grid(m["params"], m["grid"] if opts.grid else None):
+            tier_defaults = (m.get("tier_params") or {}).get(opts.tier, {})
+            for params in expand_grid({**m["params"], **tier_defaults}, m["grid"] if opts.grid else None):
                 p = {**params, **{k: v for k, v in opts.params.items() if k in m["params"]}}
                 budget = opts.budget
                 if budget is None:

@@ -198,6 +198,22 @@ def test_sks_matrix_free_agrees_with_dense(task):
     assert np.sqrt(np.mean((ua - ub) ** 2)) < 1e-6 * np.sqrt(np.mean(ua**2))
 
 
+@pytest.mark.parametrize(
+    ("axes", "msg"),
+    [
+        ([np.linspace(0, 1, 5), np.linspace(1, 0, 5)], "collocation grid axis 1: coordinates must be strictly increasing"),
+        ([np.linspace(0, 1, 5), np.linspace(0, 2, 5)], r"collocation grid axis 1: coordinates span \[0, 2\], outside the domain \[0, 1\]"),
+        ([np.linspace(0, 1, 5)], "the collocation grid needs 2 coordinate arrays"),
+        ([np.linspace(0, 1, 2), np.linspace(0, 1, 5)], "collocation grid axis 0: needs at least 3 points"),
+    ],
+)
+def test_sks_model_refuses_a_bad_collocation_grid(axes, msg):
+    from methods.pde.kron import KronModel
+
+    with pytest.raises(GridError, match=msg):
+        KronModel(Elliptic(), axes, (0.2, 0.2), 1e-6)
+
+
 def test_sks_mf_penalty_limit_beats_the_official_weights_on_elliptic(task):
     """sks-mf version 2 (v = 1e12) against version 1's official v = 1e4 on the official 49x49 grid."""
     from bench.registry import discover_methods

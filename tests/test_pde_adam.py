@@ -31,3 +31,26 @@ def test_smoke_run_is_deterministic():
     a = solve_sks_adam(inst, seed=0, budget=10, max_steps=500, kernel="se")
     b = solve_sks_adam(inst, seed=1, budget=10, max_steps=500, kernel="se")
     np.testing.assert_array_equal(a, b)
+
+
+def test_official_step_counts_per_configuration():
+    from methods.pde.adam import official_steps
+    from tasks.pde.problems import AllenCahn, Elliptic
+
+    assert official_steps(build_model(Burgers(nu=0.02), 588)) == 100_000
+    assert official_steps(build_model(Burgers(nu=0.001), 4800)) == 300_000  # 120x40
+    assert official_steps(build_model(AllenCahn(a=15.0), 4900)) == 250_000  # 70x70
+    assert official_steps(build_model(AllenCahn(a=20.0), 625)) == 10_000  # 25x25
+    assert official_steps(build_model(Elliptic(), 324)) == 100_000  # ours: the official elliptic runs use GN
+
+
+def test_the_full_tier_runs_the_official_step_counts():
+    from bench.evaluator import probe_catalog
+    from bench.runner import RunOptions, plan
+
+    catalog, _ = probe_catalog(families=("pde",))
+    meta = [m for m in catalog if m["name"] == "sks-adam"]
+    task = get_task("pde")
+    for tier, want in (("standard", 20_000), ("full", None)):
+        (job,) = plan(task, meta, RunOptions(task="pde", tier=tier, instances=["allen-cahn-a15-N4900"]))
+        assert job.params["max_steps"] == want

@@ -266,6 +266,38 @@ def test_method_rejects_unknown_tier_in_budgets(clean_registries):
     assert "test-reg-badtier" not in METHODS
 
 
+def test_method_tier_params_are_checked_and_exported(clean_registries):
+    with pytest.raises(ValueError, match=r"tier_params: unknown tiers \['huge'\]"):
+        method(name="test-reg-tp1", kind="baseline", tasks=["t"], params={"n": 1}, tier_params={"huge": {"n": 2}})
+    with pytest.raises(ValueError, match=r"tier_params\['full'\]: 'm' is not a parameter of 'test-reg-tp2'"):
+        method(name="test-reg-tp2", kind="baseline", tasks=["t"], params={"n": 1}, tier_params={"full": {"m": 2}})
+    assert "test-reg-tp1" not in METHODS and "test-reg-tp2" not in METHODS
+
+    @method(name="test-reg-tp3", kind="baseline", tasks=["t"], params={"n": 1}, tier_params={"full": {"n": None}})
+    def f(instance, *, seed, budget, n):
+        return n
+
+    assert METHODS.get("test-reg-tp3").meta()["tier_params"] == {"full": {"n": None}}
+
+
+def test_plan_applies_tier_params_under_param_overrides():
+    from bench.registry import get_task
+    from bench.runner import RunOptions, plan
+
+    meta = {"name": "m", "kind": "baseline", "version": "1", "params": {"n": 1, "k": 0}, "grid": None,
+            "budgets": {}, "tier_params": {"full": {"n": None}}}  # fmt: skip
+    task = get_task("knapsack")
+    iid = task.instances("smoke")[0].id
+
+    def params(tier, **over):
+        (job,) = plan(task, [meta], RunOptions(task="knapsack", tier=tier, instances=[iid], params=over))
+        return job.params
+
+    assert params("smoke") == {"k": 0, "n": 1}
+    assert params("full") == {"k": 0, "n": None}
+    assert params("full", n=5) == {"k": 0, "n": 5}
+
+
 def test_fixture_restores_methods(clean_registries):
     assert "test-reg-full" not in METHODS and "test-reg-meta" not in METHODS
 

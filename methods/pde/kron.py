@@ -18,7 +18,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from methods.pde.kernels import kernel_matrix
-from tasks.pde.problems import PDEProblem
+from tasks.pde.problems import PDEProblem, check_axes
 
 __all__ = ["KronModel"]
 
@@ -57,8 +57,10 @@ class KronModel:
     terms: dict[str, list[tuple[float, tuple[int, ...]]]] = field(init=False)
 
     def __post_init__(self) -> None:
-        if len(self.axes) != 2:
-            raise ValueError(f"SKS here handles 2-D problems; got {len(self.axes)} axes")
+        if len(self.problem.domain) != 2:
+            raise ValueError(f"SKS here handles 2-D problems; got {len(self.problem.domain)} axes")
+        # a bad collocation grid fails here with one line naming the axis (GridError), not in LAPACK
+        self.axes = check_axes(self.axes, self.problem.domain, what="collocation grid", min_points=3)
         self.shape = tuple(a.size for a in self.axes)
         self.K, self.Kinv = [], []
         for x, ls in zip(self.axes, self.ls, strict=True):
