@@ -322,6 +322,20 @@ def test_burer_monteiro_matches_cvxpy(n, p, k, weights, constraints):
     assert res.value == pytest.approx(ref, rel=1e-4), (res.value, ref)
 
 
+@pytest.mark.parametrize(("n", "p", "k", "weights", "constraints"), [(150, 0.05, 2, "signed", "edges"), (80, 0.08, 3, "positive", "all")])
+def test_burer_monteiro_at_the_production_rank_matches_cvxpy(n, p, k, weights, constraints):
+    """``gw`` runs at rank ceil(sqrt(2c)), far below n: still the SDP optimum at n <= 200."""
+    from baselines.maxcut._burer_monteiro import default_rank
+
+    inst = random_graph(n, p, k, seed=n + k, weights=weights)
+    g = mg.read(inst)
+    r = default_rank(g.n, g.m, k)
+    assert r <= g.n // 3 + 1  # far below n: a local method with no guarantee beyond the Barvinok-Pataki rank
+    res = solve_sdp(g, k, rank=r, seed=0, constraints=constraints)
+    assert res.converged and res.violation <= 1e-5
+    assert res.value == pytest.approx(_cvxpy_sdp(inst, k), rel=1e-4)
+
+
 def test_edge_constrained_fj_is_a_looser_relaxation():
     # Imposing FJ's inequality on the edges only can only raise the optimum.
     inst = random_graph(36, 0.15, 3, seed=39, weights="signed")
