@@ -28,7 +28,8 @@ HERE = Path(__file__).resolve().parent
 
 
 def relabel_nodes_sorted_ordered(nx, g):
-    """As in NetSysOpt/ROS ``utils.py`` (``nx.OrderedGraph`` exists up to networkx 2.x)."""
+    """As in NetSysOpt/ROS ``utils.py`` (``nx.OrderedGraph`` exists in networkx 2.5; in which later
+    version it was removed is UNVERIFIED here, hence the ``hasattr``)."""
     mapping = {old: new for new, old in enumerate(sorted(g.nodes()))}
     g_temp = nx.relabel_nodes(g, mapping)
     g_new = nx.OrderedGraph() if hasattr(nx, "OrderedGraph") else nx.Graph()
