@@ -201,3 +201,17 @@ def test_solution_must_come_from_the_protocol():
     inst = TASK.load("sphere2-smoke")
     with pytest.raises(InvalidSolution, match="two-round"):
         TASK.evaluate(inst, np.array(inst.data["train"][:300]))
+
+
+def test_sample_plots_come_from_a_published_bundle(tmp_path):
+    """The README's figures are made from the published bundle, not from a local run store."""
+    from pathlib import Path
+
+    from tasks.manifold_diffusion.plot_samples import main
+
+    bundle = sorted((Path(__file__).resolve().parent.parent / "results" / "manifold-diffusion").glob("*-a03119f06d"))
+    assert bundle, "the standard-tier bundle the README plots is missing"
+    out = tmp_path / "so3.png"
+    assert main(["--bundle", str(bundle[0]), "--instance", "so3", "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["--bundle", str(bundle[0]), "--instance", "so3-smoke", "--out", str(out)]) == 2
