@@ -516,13 +516,11 @@ def discover_methods(extra_paths: Iterable[str] = (), families: Iterable[str] | 
         packages = ["methods", "baselines"]
     else:
         packages = [f"{root}.{f}" for f in families for root in ("methods", "baselines")]
-    if "methods" not in _discovered:
+    if "methods" not in _discovered:  # "methods" is there once every family is imported
         for pkg in packages:
             if pkg not in _discovered:
                 _discovered.add(pkg)
                 _import_package_tree(pkg)
-        if families is None:
-            _discovered.add("methods")
     if "entry-points" not in _discovered:
         _discovered.add("entry-points")
         for ep in entry_points(group="bench.plugins"):

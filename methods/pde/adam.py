@@ -36,7 +36,7 @@ import numpy as np
 from bench.registry import method
 from bench.sandbox import time_left
 from methods.pde.kron import KronModel
-from methods.pde.sks import REFERENCE, build_model
+from methods.pde.sks import REFERENCE, _param, build_model
 from tasks.pde.problems import problem_from_data
 
 __all__ = ["solve_sks_adam", "adam_official", "OFFICIAL_STEPS", "official_steps"]
@@ -60,8 +60,6 @@ _OFFICIAL_STEPS_BY_CONFIG: dict[tuple[str, float, tuple[int, int]], int] = {
 
 def official_steps(model: KronModel) -> int:
     """The official Adam step count of ``model``'s problem and grid (``OFFICIAL_STEPS`` off the table)."""
-    from methods.pde.sks import _param
-
     key = (model.problem.kind, _param(model.problem), tuple(int(n) for n in model.shape))
     return _OFFICIAL_STEPS_BY_CONFIG.get(key, OFFICIAL_STEPS[model.problem.kind])
 

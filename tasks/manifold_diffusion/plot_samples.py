@@ -1,9 +1,10 @@
 """Scatter plots of generated points next to the held-out sample, from a run store or a bundle.
 
 ``python -m tasks.manifold_diffusion.plot_samples --store .bench/runs --instance torus2-smoke --out f.png``
-(or ``--bundle results/manifold-diffusion/<bundle-id>`` for a published bundle) draws, for each method with an ``ok`` record on the instance, its points: angle pairs on the
-torus (first two angles), longitude/latitude on S^2, the first two rotation-angle features
-(``X_00``, ``X_01``) on SO(n). It imports no method; it reads the stored solutions.
+(or ``--bundle results/manifold-diffusion/<bundle-id>`` for a published bundle) draws, for each
+method with an ``ok`` record on the instance, its points: angle pairs on the torus (first two
+angles), longitude/latitude on S^2, the first two rotation-angle features (``X_00``, ``X_01``)
+on SO(n). It imports no method; it reads the stored solutions.
 """
 
 from __future__ import annotations

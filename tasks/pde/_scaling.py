@@ -26,7 +26,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from baselines.pde.daks import DaksModel, daks_points, daks_settings, gauss_newton
-from methods.pde.sks import MF_PENALTY, build_model
+from methods.pde.sks import GN_WEIGHTS, MF_PENALTY, build_model
 from methods.pde.solvers import gauss_newton_dense, gauss_newton_mf
 from tasks.pde.problems import Elliptic
 
@@ -48,10 +48,11 @@ def measure(quick: bool) -> list[dict]:
         r = gauss_newton_dense(m, v=1e4, tau=1e12, max_steps=3, rtol=0)
         rows.append({"solver": "sks-dense", "N": m.shape[0] * m.shape[1], "step_s": _median_step(r.step_times)})
         print(rows[-1], flush=True)
-    for name, v, cg_rtol in (("sks-mf", MF_PENALTY, 1e-4), ("sks-mf-v1e4", 1e4, 1e-6)):
+    v0, tau0 = GN_WEIGHTS["elliptic"]
+    for name, v, cg_rtol in (("sks-mf", MF_PENALTY, 1e-4), ("sks-mf-v1e4", v0, 1e-6)):
         for n in mf_n:
             m = build_model(p, n)
-            r = gauss_newton_mf(m, v=v, tau=v * 1e8, max_steps=4, rtol=0, cg_rtol=cg_rtol)
+            r = gauss_newton_mf(m, v=v, tau=v * tau0 / v0, max_steps=4, rtol=0, cg_rtol=cg_rtol)
             rows.append({"solver": name, "N": m.shape[0] * m.shape[1], "step_s": _median_step(r.step_times), "cg_iters": r.cg_iters})
             print(rows[-1], flush=True)
     cfg = daks_settings(p)
