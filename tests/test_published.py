@@ -61,3 +61,18 @@ def test_published_solutions_rescore_to_the_published_metrics(cli, task):
     # `python -m bench verify --results results` checks every record
     rc, out, err = cli("verify", "--task", task, "--results", RESULTS, "--sample", "1")
     assert rc == 0 and "mismatch" not in out, out + err
+
+
+def test_the_official_ros_side_by_side_table_is_what_its_script_prints(capsys):
+    """methods/maxcut/README.md quotes `_official_ros.py compare` on the kept official runs."""
+    from tasks.maxcut import _official_ros
+
+    bundle = RESULTS / "maxcut" / "20261202-maintainers-c9247eccc0"
+    _official_ros.main(["compare", str(ROOT / "tasks/maxcut/official_ros_k3.jsonl"), str(bundle)])
+    printed = capsys.readouterr().out
+    readme = (ROOT / "methods" / "maxcut" / "README.md").read_text()
+    rows = [line for line in printed.splitlines() if line.startswith("| G")]
+    assert len(rows) == 10
+    for row in rows:
+        assert row in readme, row
+    assert "official: mean 0.9303, per repetition 0.9313 / 0.9301 / 0.9296 (30 runs)" in printed
