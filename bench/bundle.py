@@ -94,6 +94,7 @@ def publish(
     catalog: list[dict[str, Any]],
     supersedes: list[str] | None = None,
     replace_methods: bool = False,
+    max_solution_mb: float | None = None,
 ) -> Path:
     """Write a bundle of the given sweeps (every job of each, whatever its status).
 
@@ -113,6 +114,12 @@ def publish(
         rerun after a method's version or parameters changed, whose job keys
         no longer match. The methods are listed in the manifest's
         ``supersedes_methods``.
+    max_solution_mb
+        Solutions larger than this (MiB) are not copied into the bundle, to keep
+        the repository small: their records keep ``solution_sha256`` (so a kept
+        copy can still be checked) and ``bench verify`` reports them as
+        unverifiable. The manifest lists them under ``solutions_left_out``.
+        Default: every solution is copied.
 
     Raises
     ------
@@ -161,11 +168,17 @@ def publish(
     tmp = task_dir / f".{bundle_id}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     (tmp / "solutions").mkdir(parents=True)
+    if max_solution_mb is not None and not max_solution_mb > 0:
+        raise PublishError(f"--max-solution-mb must be positive, got {max_solution_mb}")
     files: dict[str, str] = {}
     published = []
+    too_big: dict[str, int] = {}
     for rec in records:
         sol = None
-        if rec.solution_file and (store.root / rec.solution_file).exists():
+        src = store.root / rec.solution_file if rec.solution_file else None
+        if src is not None and src.exists() and max_solution_mb is not None and src.stat().st_size > max_solution_mb * 2**20:
+            too_big[rec.key] = src.stat().st_size
+        elif src is not None and src.exists():
             sol = f"solutions/{rec.key}.npz"
             shutil.copyfile(store.root / rec.solution_file, tmp / sol)
             files[sol] = _sha256(tmp / sol)
@@ -205,6 +218,7 @@ def publish(
         "supersedes": supersedes,
         "supersedes_methods": sorted({r.method for r in records}) if replace_methods else [],
         "left_out_already_published": left_out,
+        "solutions_left_out": {"max_solution_mb": max_solution_mb, "bytes": too_big} if too_big else {},
         "files": files,
     }
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))

@@ -140,6 +140,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="an earlier bundle of the task that this one replaces (e.g. a quiet rerun); repeatable",
     )
     s.add_argument(
+        "--max-solution-mb",
+        type=float,
+        metavar="MB",
+        help="leave out solution files larger than MB (their records keep the hash; verify calls them unverifiable)",
+    )
+    s.add_argument(
         "--replace-methods",
         action="store_true",
         help="with --supersedes: replace every record of the superseded bundles whose method this bundle "
@@ -462,6 +468,7 @@ def cmd_publish(a: argparse.Namespace) -> int:
         catalog=catalog,
         supersedes=a.supersedes,
         replace_methods=a.replace_methods,
+        max_solution_mb=a.max_solution_mb,
     )
     manifest = json.loads((out / "manifest.json").read_text())
     replaced = manifest.get("supersedes_methods") or []
@@ -471,6 +478,9 @@ def cmd_publish(a: argparse.Namespace) -> int:
         + (f"; every record of {', '.join(replaced)} there" if replaced else "")
         + (")" if a.supersedes else "")
     )
+    big = (manifest.get("solutions_left_out") or {}).get("bytes") or {}
+    if big:
+        print(f"left out {len(big)} solution files over {a.max_solution_mb:g} MB ({sum(big.values()) / 2**20:.1f} MB); their records keep the hash")
     left = manifest.get("left_out_already_published") or {}
     for b, n in left.items():
         print(f"left out {n} records the sweep reused from the store: already published in {b}")

@@ -163,6 +163,23 @@ def test_publish_claims_verify(cli, toy_run, tmp_path):
     assert rc == 1 and "mismatch" in out
 
 
+def test_publish_can_leave_out_large_solutions_and_verify_says_so(cli, toy_run, tmp_path):
+    results = tmp_path / "results"
+    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--max-solution-mb", "0")
+    assert rc == 2 and "must be positive" in err
+    rc, out, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--max-solution-mb", "1e-9")
+    assert rc == 0 and "left out 24 solution files over 1e-09 MB" in out, err
+    (b,) = (results / "toy-mean").iterdir()
+    manifest = json.loads((b / "manifest.json").read_text())
+    assert len(manifest["solutions_left_out"]["bytes"]) == 24 and manifest["solutions_left_out"]["max_solution_mb"] == 1e-9
+    assert not list((b / "solutions").iterdir()) and not any(f.startswith("solutions/") for f in manifest["files"])
+    recs = pd.read_parquet(b / "records.parquet")
+    ok = recs[recs["status"] == "ok"]
+    assert ok["solution_file"].isna().all() and ok["solution_sha256"].str.len().eq(64).all()
+    rc, out, _ = cli("verify", "--task", "toy-mean", "--results", results)
+    assert rc == 0 and "unverifiable 24" in out and "mismatch" not in out
+
+
 def test_publish_default_author_by_origin(cli, toy_run, tmp_path):
     # a maintainers' bundle names the maintainers, not the login that ran publish
     for origin, expected in (("maintainers", "bench maintainers"), ("submitted", getpass.getuser())):
