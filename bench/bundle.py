@@ -130,6 +130,8 @@ def publish(
     """
     if origin not in ("maintainers", "submitted"):
         raise PublishError(f"origin must be 'maintainers' or 'submitted', got {origin!r}")
+    if max_solution_mb is not None and not max_solution_mb > 0:
+        raise PublishError(f"--max-solution-mb must be positive, got {max_solution_mb}")
     task_dir = Path(results_dir) / task.meta.name
     supersedes = list(dict.fromkeys(supersedes or []))
     if replace_methods and not supersedes:
@@ -168,20 +170,20 @@ def publish(
     tmp = task_dir / f".{bundle_id}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     (tmp / "solutions").mkdir(parents=True)
-    if max_solution_mb is not None and not max_solution_mb > 0:
-        raise PublishError(f"--max-solution-mb must be positive, got {max_solution_mb}")
     files: dict[str, str] = {}
     published = []
     too_big: dict[str, int] = {}
     for rec in records:
         sol = None
         src = store.root / rec.solution_file if rec.solution_file else None
-        if src is not None and src.exists() and max_solution_mb is not None and src.stat().st_size > max_solution_mb * 2**20:
-            too_big[rec.key] = src.stat().st_size
-        elif src is not None and src.exists():
-            sol = f"solutions/{rec.key}.npz"
-            shutil.copyfile(store.root / rec.solution_file, tmp / sol)
-            files[sol] = _sha256(tmp / sol)
+        if src is not None and src.exists():
+            size = src.stat().st_size
+            if max_solution_mb is not None and size > max_solution_mb * 2**20:
+                too_big[rec.key] = size
+            else:
+                sol = f"solutions/{rec.key}.npz"
+                shutil.copyfile(src, tmp / sol)
+                files[sol] = _sha256(tmp / sol)
         published.append(rec.model_copy(update={"solution_file": sol}))
     df = records_frame(published)
     _parquet_safe(df).to_parquet(tmp / "records.parquet", index=False)

@@ -90,10 +90,10 @@ def _one(ns: argparse.Namespace) -> None:
     import torch
 
     torch.set_num_threads(1)
-    sys.path.insert(0, str(Path(ns.official_dir).resolve()))
+    sys.path.insert(0, ns.official_dir)
     args = _official_args(ns.k, ns.seed)
     _seed_all(ns.seed)
-    if ns.graph == 0:
+    if ns.graph is None:
         from ros.utils import get_gnn, pretraining
 
         args.wd = 0.0  # pretraining.py runs with the parser default
@@ -113,14 +113,18 @@ def _one(ns: argparse.Namespace) -> None:
     print("RESULT " + json.dumps({"cut": cut, "wall_s": wall, "cpu_s": cpu, "maxrss_mb": rss}))
 
 
-def _child(ns: argparse.Namespace, cwd: Path, graph: int, seed: int) -> dict:
+def _child(ns: argparse.Namespace, cwd: Path, graph: int | None, seed: int) -> dict:
+    """Run ``_one`` in ``cwd``: pre-training when ``graph`` is None, else ROS on Gset graph ``graph``."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    cmd = [sys.executable, str(Path(__file__).resolve()), "_one", "--official-dir", str(ns.official_dir),
-           "--gset-dir", str(Path(ns.gset_dir).resolve()), "--k", str(ns.k), "--graph", str(graph), "--seed", str(seed)]
+    # the child runs in cwd, so both directories are passed as absolute paths
+    cmd = [sys.executable, str(Path(__file__).resolve()), "_one", "--official-dir", str(Path(ns.official_dir).resolve()),
+           "--gset-dir", str(Path(ns.gset_dir).resolve()), "--k", str(ns.k), "--seed", str(seed)]
+    cmd += [] if graph is None else ["--graph", str(graph)]
     out = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     lines = [x for x in out.stdout.splitlines() if x.startswith("RESULT ")]
     if out.returncode or not lines:
-        raise SystemExit(f"official run failed (graph {graph}, seed {seed}): {out.stderr.strip()[-500:]}")
+        what = "pre-training" if graph is None else f"graph {graph}"
+        raise SystemExit(f"official run failed ({what}, seed {seed}): {out.stderr.strip()[-500:]}")
     return json.loads(lines[-1][7:])
 
 
@@ -130,7 +134,7 @@ def _run(ns: argparse.Namespace) -> None:
         for rep in range(ns.reps):
             cwd = Path(tmp) / f"rep{rep}"
             cwd.mkdir()
-            pre = _child(ns, cwd, 0, 2 + rep)
+            pre = _child(ns, cwd, None, 2 + rep)
             for g in graphs:
                 rec = {"graph": f"G{g}", "k": ns.k, "rep": rep, "pretrain_seed": 2 + rep, "seed": rep,
                        "pretrain_s": pre["pretrain_s"], **_child(ns, cwd, g, rep)}
@@ -184,7 +188,7 @@ def main(argv: list[str] | None = None) -> None:
     one.add_argument("--official-dir", required=True)
     one.add_argument("--gset-dir", required=True)
     one.add_argument("--k", type=int, required=True)
-    one.add_argument("--graph", type=int, required=True)
+    one.add_argument("--graph", type=int, help="Gset graph number (default: pre-train in the working directory)")
     one.add_argument("--seed", type=int, required=True)
     c = sub.add_parser("compare")
     c.add_argument("jsonl", type=Path)
