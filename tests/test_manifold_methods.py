@@ -162,15 +162,19 @@ def test_pd_sphere_separate_scale_head():
 
 
 def test_tuned_variant_is_the_paper_model_with_only_the_declared_switches():
-    """``projected-diffusion-tuned`` differs from ``projected-diffusion`` in exactly :data:`TUNED`."""
+    """``projected-diffusion-tuned`` differs from ``projected-diffusion`` in exactly :data:`TUNED`.
+
+    ``sign_ref`` is declared by the tuned variant only, so that the paper method's job keys (which
+    hash its parameters) stay those of its published runs; the model's default is the official gauge.
+    """
     from bench.registry import discover_methods
     from methods.manifold_diffusion.projected import TUNED
 
     reg = discover_methods()
     paper, tuned = reg.get("projected-diffusion"), reg.get("projected-diffusion-tuned")
     assert paper.kind == tuned.kind == "method"
-    assert set(paper.params) == set(tuned.params)
-    differ = {k for k in paper.params if paper.params[k] != tuned.params[k]}
+    assert set(tuned.params) - set(paper.params) == {"sign_ref"}
+    differ = {k for k in tuned.params if paper.params.get(k, "first") != tuned.params[k]}
     assert differ == set(TUNED) and all(tuned.params[k] == v for k, v in TUNED.items())
     inst = _tiny("so3-smoke", iters=5, n=100)
     via_name = _run(tuned.target, inst, **{k: v for k, v in tuned.params.items() if k not in ("hidden", "layers")})

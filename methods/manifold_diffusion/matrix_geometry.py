@@ -33,8 +33,13 @@ __all__ = ["MatrixCoords"]
 class MatrixCoords:
     """Coordinates and maps for ``n x n`` real (SO) or complex (U) matrices."""
 
-    def __init__(self, n: int, complex_: bool, dtype: torch.dtype = torch.float32, lam_scale: float = 1.0) -> None:
+    def __init__(
+        self, n: int, complex_: bool, dtype: torch.dtype = torch.float32, lam_scale: float = 1.0,
+        ref: torch.Tensor | None = None,
+    ) -> None:
         self.n, self.complex = n, complex_
+        #: row gauge of :func:`canonical_rows` (``None``: first entry real, the official code's)
+        self.ref = ref
         self.rdtype = dtype
         self.cdtype = torch.complex64 if dtype == torch.float32 else torch.complex128
         iu = torch.triu_indices(n, n, 1)
@@ -78,11 +83,12 @@ class MatrixCoords:
         return torch.cat(parts, dim=1).to(self.rdtype)
 
     def phi(self, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(lambda descending (B, n), canonical U (B, n, n))``; rows of U have real first entries >= 0."""
+        """``(lambda descending (B, n), canonical U (B, n, n))``: rows in the gauge of ``self.ref``
+        (default: real first entries >= 0)."""
         lam, e = torch.linalg.eigh(self.herm(z))
         lam, e = lam.flip(-1), e.flip(-1)
         u = e.conj().transpose(-1, -2)
-        u, _ = canonical_rows(u)
+        u, _ = canonical_rows(u, self.ref)
         return lam, u
 
     def dphi(self, lam: torch.Tensor, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -94,8 +100,14 @@ class MatrixCoords:
         k = torch.where(self.offdiag, c / gap.to(c.dtype), torch.zeros_like(c))
         du = k @ u
         if self.complex:
-            # keep the first entry of each row real (the canonical phase gauge)
-            corr = -1j * (du[:, :, 0].imag / u[:, :, 0].real.clamp_min(1e-12))
+            # stay in the gauge: c_i = <u_i, ref_i> (default: the first entry) real, so
+            # du_i += i alpha_i u_i with alpha_i = -Im(dc_i) / c_i
+            if self.ref is None:
+                dc, c = du[:, :, 0], u[:, :, 0]
+            else:
+                r = self.ref.to(du.dtype).conj()
+                dc, c = (du * r).sum(-1), (u * r).sum(-1)
+            corr = -1j * (dc.imag / c.real.clamp_min(1e-12))
             du = du + corr[:, :, None].to(du.dtype) * u
         return du
 
