@@ -115,3 +115,19 @@ def test_data_reference_keeps_signs_consistent_inside_a_component():
 
     assert worst_minority(None) > 0.4
     assert worst_minority(ref) < 0.2
+
+
+def test_sign_diagnostic_oracle_undoes_row_sign_flips_and_keeps_det_one():
+    import numpy as np
+
+    from tasks.manifold_diffusion import targets as T
+    from tasks.manifold_diffusion.sign_diagnostic import minority_shares, oracle_signs
+
+    mix = T.so_mixture_spec(4, 2, 0.2, seed=2004)
+    x, lab = T.sample_so(mix, 200, np.random.default_rng(3))
+    flips = np.array([1.0, -1.0, -1.0, 1.0])  # det +1 pattern
+    back = oracle_signs(flips[None, :, None] * x, mix.centres)
+    assert np.allclose(np.linalg.det(back), 1.0)
+    assert np.allclose(back, oracle_signs(x, mix.centres))
+    shares = minority_shares(x, lab, None)
+    assert shares.shape == (2, 4) and float(shares.max()) <= 0.5
