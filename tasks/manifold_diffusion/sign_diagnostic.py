@@ -40,7 +40,7 @@ __all__ = ["minority_shares", "oracle_signs", "main"]
 
 def minority_shares(x: np.ndarray, labels: np.ndarray, ref: np.ndarray | None) -> np.ndarray:
     """``(components, n)``: per component and row, the share of the minority gauge sign."""
-    _, th = canonical_rows(torch.from_numpy(x), None if ref is None else torch.from_numpy(ref))
+    _, th = canonical_rows(torch.from_numpy(np.array(x)), None if ref is None else torch.from_numpy(np.array(ref)))
     neg = (th.numpy() > 1.0).astype(float)
     out = []
     for k in np.unique(labels):
