@@ -120,8 +120,8 @@ def test_data_reference_keeps_signs_consistent_inside_a_component():
 def test_sign_diagnostic_oracle_undoes_row_sign_flips_and_keeps_det_one():
     import numpy as np
 
+    from methods.manifold_diffusion._sign_diagnostic import minority_shares, oracle_signs
     from tasks.manifold_diffusion import targets as T
-    from tasks.manifold_diffusion.sign_diagnostic import minority_shares, oracle_signs
 
     mix = T.so_mixture_spec(4, 2, 0.2, seed=2004)
     x, lab = T.sample_so(mix, 200, np.random.default_rng(3))

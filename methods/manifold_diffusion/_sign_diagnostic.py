@@ -1,6 +1,6 @@
 """How much of a method's SO(n) C2ST gap is the eigenvector signs? A diagnostic, not a metric.
 
-``python -m tasks.manifold_diffusion.sign_diagnostic --bundle results/manifold-diffusion/<id> --instance so6``
+``python -m methods.manifold_diffusion._sign_diagnostic --bundle results/manifold-diffusion/<id> --instance so6``
 
 Two readings, both from the task's own data and the task's own C2ST:
 
