@@ -30,12 +30,12 @@ import torch
 
 from bench.wire import load_npz
 from methods.manifold_diffusion.common import canonical_rows, data_reference
-from tasks.manifold_diffusion import _load
+from tasks.manifold_diffusion import _load, _mixture, spec
 from tasks.manifold_diffusion import metrics as M
 from tasks.manifold_diffusion import targets as T
 from tasks.manifold_diffusion.manifolds import features
 
-__all__ = ["minority_shares", "oracle_signs", "main"]
+__all__ = ["centre_distances", "minority_shares", "oracle_signs", "main"]
 
 
 def minority_shares(x: np.ndarray, labels: np.ndarray, ref: np.ndarray | None) -> np.ndarray:
@@ -49,6 +49,11 @@ def minority_shares(x: np.ndarray, labels: np.ndarray, ref: np.ndarray | None) -
     return np.array(out)
 
 
+def centre_distances(x: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """``(N, K)`` Frobenius distances of ``N`` matrices to ``K`` centres."""
+    return np.sqrt(((x[:, None] - centres[None]) ** 2).sum((-1, -2)))
+
+
 def oracle_signs(x: np.ndarray, centres: np.ndarray) -> np.ndarray:
     """Each rotation with the ``det = +1`` row-sign pattern that brings it nearest to a centre."""
     n = x.shape[1]
@@ -58,7 +63,7 @@ def oracle_signs(x: np.ndarray, centres: np.ndarray) -> np.ndarray:
         if np.prod(s) < 0:
             continue
         xs = np.asarray(s)[None, :, None] * x
-        d = np.sqrt(((xs[:, None] - centres[None]) ** 2).sum((-1, -2))).min(1)
+        d = centre_distances(xs, centres).min(1)
         better = d < best
         best[better], out[better] = d[better], xs[better]
     return out
@@ -73,17 +78,17 @@ def main(argv: list[str] | None = None) -> int:
     inst = _load(a.instance)
     if inst.data["manifold"] != "so" or "centres" not in inst.private:
         raise SystemExit(f"error: {a.instance}: not an SO(n) mixture instance")
-    n, centres = int(inst.data["n"]), np.asarray(inst.private["centres"])
+    centres = np.asarray(inst.private["centres"])
     train = np.asarray(inst.data["train"])
     # component labels of the training sample: the nearest centre (the components are far apart)
-    labels = np.sqrt(((train[:, None] - centres[None]) ** 2).sum((-1, -2))).argmin(1)
+    labels = centre_distances(train, centres).argmin(1)
     print(f"{a.instance}: minority share of the gauge sign per row, worst component")
     for name, ref in (("first entry (official)", None), ('sign_ref="data"', data_reference(train))):
         sh = minority_shares(train, labels, ref).max(0)
         print(f"  {name:24s}", " ".join(f"{v:.3f}" for v in sh))
     held = np.asarray(inst.private["held_out"])
     fh = features("so", held)
-    twin = T.sample_so(T.so_mixture_spec(n, 2, 0.2, seed=2000 + n), len(held), np.random.default_rng(12345))[0]
+    twin = T.sample_so(_mixture(spec(a.instance)), len(held), np.random.default_rng(12345))[0]
     print(f"{a.instance}: C2ST as published -> with oracle signs (repetition 0 of each method)")
     print(f"  {'a fresh target sample':28s} {M.c2st(fh, features('so', twin), seed=0):.3f} -> "
           f"{M.c2st(fh, features('so', oracle_signs(twin, centres)), seed=0):.3f}")

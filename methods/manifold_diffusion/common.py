@@ -20,7 +20,7 @@ from torch import nn
 
 from bench import time_left
 
-__all__ = ["TrainThenSample", "MLP", "VPSchedule", "batched_polar", "to_numpy_points", "canonical_rows", "data_reference"]
+__all__ = ["TrainThenSample", "MLP", "VPSchedule", "batched_polar", "to_numpy_points", "canonical_rows", "data_reference", "gauge_coordinate"]
 
 TWO_PI = 2.0 * math.pi
 
@@ -68,6 +68,14 @@ def batched_polar(m: torch.Tensor) -> torch.Tensor:
     return u @ vh
 
 
+def gauge_coordinate(u: torch.Tensor, ref: torch.Tensor | None = None) -> torch.Tensor:
+    """``(..., n)``: the coordinate of each row that :func:`canonical_rows` makes real and ``>= 0``.
+
+    The first entry (``ref=None``, the official gauge) or the inner product ``<u_i, ref_i>``.
+    """
+    return u[..., :, 0] if ref is None else (u * ref.to(u.dtype).conj()).sum(-1)
+
+
 def canonical_rows(u: torch.Tensor, ref: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Rotate each row's phase so a reference coordinate is real and >= 0; returns ``(canonical, phases)``.
 
@@ -82,7 +90,7 @@ def canonical_rows(u: torch.Tensor, ref: torch.Tensor | None = None) -> tuple[to
         ``>= 0``. An ``(n, n)`` matrix: row ``i``'s inner product ``<u_i, ref_i> = sum_j u_ij
         conj(ref_ij)`` is made real and ``>= 0`` instead (see :func:`data_reference`).
     """
-    first = u[..., :, 0] if ref is None else (u * ref.to(u.dtype).conj()).sum(-1)
+    first = gauge_coordinate(u, ref)
     if u.is_complex():
         ph = torch.angle(first)
         ph = torch.where(first.abs() < 1e-30, torch.zeros_like(ph), ph)

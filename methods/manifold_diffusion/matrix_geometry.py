@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import torch
 
-from methods.manifold_diffusion.common import canonical_rows
+from methods.manifold_diffusion.common import canonical_rows, gauge_coordinate
 
 __all__ = ["MatrixCoords"]
 
@@ -102,11 +102,7 @@ class MatrixCoords:
         if self.complex:
             # stay in the gauge: c_i = <u_i, ref_i> (default: the first entry) real, so
             # du_i += i alpha_i u_i with alpha_i = -Im(dc_i) / c_i
-            if self.ref is None:
-                dc, c = du[:, :, 0], u[:, :, 0]
-            else:
-                r = self.ref.to(du.dtype).conj()
-                dc, c = (du * r).sum(-1), (u * r).sum(-1)
+            dc, c = gauge_coordinate(du, self.ref), gauge_coordinate(u, self.ref)
             corr = -1j * (dc.imag / c.real.clamp_min(1e-12))
             du = du + corr[:, :, None].to(du.dtype) * u
         return du
