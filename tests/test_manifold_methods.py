@@ -153,6 +153,70 @@ def test_pd_switch_defaults_reproduce_and_each_switch_acts(iid):
         _run(ProjectedDiffusion, inst, precondition="sometimes")
 
 
+@pytest.mark.parametrize("iid", ["torus2-smoke", "so3-smoke", "u3-smoke"])
+def test_pd_version3_switches_default_to_the_official_model_and_each_acts(iid):
+    inst = _tiny(iid, iters=5, n=100)
+    base = _run(ProjectedDiffusion, inst)["samples"]
+    official = {"ensemble": "official", "matrix_input": "rows", "torus_lift": "zero", "torus_input": "angle"}
+    assert np.array_equal(base, _run(ProjectedDiffusion, inst, **official)["samples"])
+    switches = [{"torus_lift": "data"}]
+    switches += [{"torus_input": "cossin"}] if iid.startswith("torus") else [{"ensemble": "goe"}, {"matrix_input": "signed"}]
+    for sw in switches:
+        other = _run(ProjectedDiffusion, inst, **sw)["samples"]
+        check_points(inst.data["manifold"], inst.data["n"], 100, other)
+        assert not np.allclose(base, other), sw
+    for name in official:
+        with pytest.raises(ValueError, match=name):
+            _run(ProjectedDiffusion, inst, **{name: "bogus"})
+
+
+def test_torus_seams_put_the_cut_in_the_emptiest_arc():
+    from methods.manifold_diffusion.common import torus_seams
+
+    rng = np.random.default_rng(0)
+    # one mode per coordinate, at 0 (straddling the official cut) and at 3
+    x = np.mod(rng.normal(0.0, 0.3, (2000, 2)) + [0.0, 3.0], 2 * np.pi)
+    seams = torus_seams(x)
+    assert abs(seams[0] - np.pi) < 0.3 and abs(seams[1] - (3.0 + np.pi)) < 0.3
+    # SO(n) row signs: angles 0 and pi; the longest empty run is either half, its middle pi/2
+    signs = np.where(rng.random((500, 3)) < 0.5, 0.0, np.pi)
+    assert np.allclose(torus_seams(signs), np.pi / 2, atol=0.1)
+    # the lifted data never straddle the cut: every lifted angle is within pi of its centre
+    centre = np.mod(seams + np.pi, 2 * np.pi)
+    lifted = np.mod(x - centre + np.pi, 2 * np.pi) - np.pi
+    assert np.abs(lifted).max() < 2.0  # a mode is +-4 sigma = 1.2 wide
+    assert x[:, 0].min() < 0.1 and x[:, 0].max() > 2 * np.pi - 0.1  # the official lift [0, 2 pi) tears mode 0
+
+
+@pytest.mark.parametrize("complex_", [False, True])
+def test_goe_ensemble_makes_the_eigenvector_noise_isotropic(complex_):
+    """``ensemble="goe"``: the forward noise of ``A = Z + Z^H``, read in any orthonormal basis, has the
+    variance the sampler's Dyson noise assumes; the official Z does not (its diagonal is too loud)."""
+    import torch
+
+    from methods.manifold_diffusion.matrix_geometry import MatrixCoords
+
+    n, draws = 4, 200_000
+    inst = _tiny("u3-smoke" if complex_ else "so3-smoke", iters=1)
+    mc = MatrixCoords(n, complex_=complex_, dtype=torch.float64)
+    gen = torch.Generator().manual_seed(0)
+    q = torch.linalg.qr(torch.randn(n, n, dtype=torch.float64, generator=gen))[0]
+    if complex_:
+        q = torch.linalg.qr(torch.complex(torch.randn(n, n, dtype=torch.float64, generator=gen), torch.randn(n, n, dtype=torch.float64, generator=gen)))[0]
+    variances = {}
+    for ens in ("official", "goe"):
+        m = ProjectedDiffusion(inst, seed=0, budget=60.0, hidden=8, layers=1, ensemble=ens)
+        zscale = torch.ones(mc.dim, dtype=torch.float64)
+        zscale[:n] = m.zscale[:3][0]  # the diagonal coordinates' scale, for any n
+        a = mc.herm(torch.randn(draws, mc.dim, dtype=torch.float64, generator=gen) * zscale)
+        c = q.conj() @ a @ q.T  # <u_j, A u_i> for the rows u of q
+        off = c[:, ~torch.eye(n, dtype=torch.bool)].abs() ** 2
+        variances[ens] = off.mean(0)
+    unit = variances["goe"].mean()  # E|<u_j, dA u_i>|^2 in the GOE/GUE normalisation (1 or 2)
+    assert torch.allclose(variances["goe"], unit.expand_as(variances["goe"]), rtol=0.03)
+    assert (variances["official"] / unit).max() > 1.1  # basis-dependent, louder than assumed
+
+
 def test_pd_sphere_separate_scale_head():
     inst = _tiny("sphere2-smoke", iters=5, n=100)
     base = _run(ProjectedDiffusion, inst)["samples"]
@@ -164,17 +228,19 @@ def test_pd_sphere_separate_scale_head():
 def test_tuned_variant_is_the_paper_model_with_only_the_declared_switches():
     """``projected-diffusion-tuned`` differs from ``projected-diffusion`` in exactly :data:`TUNED`.
 
-    ``sign_ref`` is declared by the tuned variant only, so that the paper method's job keys (which
-    hash its parameters) stay those of its published runs; the model's default is the official gauge.
+    :data:`TUNED_ONLY` (``sign_ref`` and the version-3 switches) are declared by the tuned variant
+    only, so that the paper method's job keys (which hash its parameters) stay those of its
+    published runs; the model's defaults for them are the official behaviour.
     """
     from bench.registry import discover_methods
-    from methods.manifold_diffusion.projected import TUNED
+    from methods.manifold_diffusion.projected import TUNED, TUNED_ONLY
 
+    official = {"sign_ref": "first", "ensemble": "official", "matrix_input": "rows", "torus_lift": "zero", "torus_input": "angle"}
     reg = discover_methods()
     paper, tuned = reg.get("projected-diffusion"), reg.get("projected-diffusion-tuned")
     assert paper.kind == tuned.kind == "method"
-    assert set(tuned.params) - set(paper.params) == {"sign_ref"}
-    differ = {k for k in tuned.params if paper.params.get(k, "first") != tuned.params[k]}
+    assert set(tuned.params) - set(paper.params) == set(TUNED_ONLY) == set(official)
+    differ = {k for k in tuned.params if paper.params.get(k, official.get(k)) != tuned.params[k]}
     assert differ == set(TUNED) and all(tuned.params[k] == v for k, v in TUNED.items())
     inst = _tiny("so3-smoke", iters=5, n=100)
     via_name = _run(tuned.target, inst, **{k: v for k, v in tuned.params.items() if k not in ("hidden", "layers")})

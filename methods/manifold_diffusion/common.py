@@ -20,7 +20,7 @@ from torch import nn
 
 from bench import time_left
 
-__all__ = ["TrainThenSample", "MLP", "VPSchedule", "batched_polar", "to_numpy_points", "canonical_rows", "data_reference", "gauge_coordinate"]
+__all__ = ["TrainThenSample", "MLP", "VPSchedule", "batched_polar", "to_numpy_points", "canonical_rows", "data_reference", "gauge_coordinate", "torus_seams"]
 
 TWO_PI = 2.0 * math.pi
 
@@ -129,6 +129,37 @@ def data_reference(x: np.ndarray, iters: int = 100) -> np.ndarray:
             if done:
                 break
         out[i] = r
+    return out
+
+
+def torus_seams(x: np.ndarray, bins: int = 72) -> np.ndarray:
+    """Per-coordinate seam angles for the torus lift, fitted to training angles ``(N, d)``.
+
+    The training marginal of coordinate ``j`` is counted in ``bins`` equal arcs and smoothed by
+    a circular 5-arc moving sum (so one empty arc inside a mode does not win); the seam is the
+    middle of the longest circular run of arcs at the minimum count (ties: the run that starts
+    at the lowest angle). For the signs of SO(n) rows, angles in ``{0, pi}``, that is
+    ``pi / 2``. Lifting each angle to the arc that starts at its seam keeps the lift's cut away
+    from the data, as :func:`data_reference` keeps the sign boundary of SO(n)/U(n) rows away
+    from it.
+    """
+    x = np.mod(np.asarray(x, dtype=np.float64), TWO_PI)
+    idx = np.minimum((x / TWO_PI * bins).astype(np.int64), bins - 1)
+    out = np.empty(x.shape[1])
+    for j in range(x.shape[1]):
+        counts = np.bincount(idx[:, j], minlength=bins).astype(np.float64)
+        smooth = sum(np.roll(counts, k) for k in range(-2, 3))
+        low = smooth == smooth.min()
+        best, best_len = 0, 0
+        for start in range(bins):
+            if not low[start] or (low[start - 1] and not low.all()):
+                continue  # not the start of a run
+            length = 0
+            while length < bins and low[(start + length) % bins]:
+                length += 1
+            if length > best_len:
+                best, best_len = start, length
+        out[j] = ((best + best_len / 2.0) % bins) * TWO_PI / bins
     return out
 
 
