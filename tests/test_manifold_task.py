@@ -209,7 +209,7 @@ def test_sample_plots_come_from_a_published_bundle(tmp_path):
 
     from tasks.manifold_diffusion.plot_samples import main
 
-    bundle = sorted((Path(__file__).resolve().parent.parent / "results" / "manifold-diffusion").glob("*-e7523c5797"))
+    bundle = sorted((Path(__file__).resolve().parent.parent / "results" / "manifold-diffusion").glob("*-2247a37056"))
     assert bundle, "the standard-tier bundle the README plots is missing"
     out = tmp_path / "so3.png"
     assert main(["--bundle", str(bundle[0]), "--instance", "so3", "--out", str(out)]) == 0
