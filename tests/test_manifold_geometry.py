@@ -131,3 +131,24 @@ def test_sign_diagnostic_oracle_undoes_row_sign_flips_and_keeps_det_one():
     assert np.allclose(back, oracle_signs(x, mix.centres))
     shares = minority_shares(x, lab, None)
     assert shares.shape == (2, 4) and float(shares.max()) <= 0.5
+
+
+def test_sign_classifier_draws_only_det_one_patterns_and_learns_the_components():
+    """``_sign_classifier``: a classifier of row signs given the canonical rows, drawn among det = +1 patterns."""
+    import numpy as np
+    import torch
+
+    from methods.manifold_diffusion._sign_classifier import draw_signs, fit_sign_classifier
+    from methods.manifold_diffusion.common import canonical_rows, data_reference
+    from tasks.manifold_diffusion import targets as T
+
+    mix = T.so_mixture_spec(4, 2, 0.2, seed=2004)
+    x, _ = T.sample_so(mix, 1500, np.random.default_rng(3))
+    ref = torch.from_numpy(data_reference(x))
+    rows, th = canonical_rows(torch.from_numpy(x), ref)
+    signs = np.where(np.cos(th.numpy()) >= 0, 1.0, -1.0)
+    clf = fit_sign_classifier(rows.numpy()[:1000], signs[:1000], max_iter=200)
+    y = draw_signs(clf, rows.numpy()[1000:], np.random.default_rng(0))
+    assert np.allclose(np.linalg.det(y), 1.0)
+    # the drawn signs are mostly the held-out samples' own (the components fix them up to ~15 %)
+    assert (np.abs(y - x[1000:]).max((1, 2)) < 1e-9).mean() > 0.6
