@@ -170,6 +170,18 @@ def reverse_grid(steps: int, kind: str = "uniform") -> list[tuple[float, float, 
     raise ValueError(f"time_grid must be one of {list(TIME_GRIDS)}, got {kind!r}")
 
 
+SPHERE_SCALES = ("joint", "separate")
+JACOBIANS = ("analytic", "jacrev")
+
+
+def choice(params: dict[str, Any], name: str, choices: tuple[str, ...]) -> str:
+    """String parameter ``name`` (default ``choices[0]``, the official behaviour), checked against ``choices``."""
+    value = str(params.get(name, choices[0]))
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+    return value
+
+
 class ProjectedDiffusion(TrainThenSample):
     """The paper's projected-OU diffusion; see the module docstring."""
 
@@ -186,16 +198,12 @@ class ProjectedDiffusion(TrainThenSample):
         beta_max = 0.3 if "terminal" in self.flaws else float(p.get("beta_max", 20.0))
         self.sched = VPSchedule(float(p.get("beta_min", 0.1)), beta_max)
         self.eps = EPS[self.manifold]
-        self.jacobian = str(p.get("jacobian", "analytic"))
-        if self.jacobian not in ("analytic", "jacrev"):
-            raise ValueError(f"jacobian must be 'analytic' or 'jacrev', got {self.jacobian!r}")
+        self.jacobian = choice(p, "jacobian", JACOBIANS)
         hidden, layers = int(p.get("hidden", 256)), int(p.get("layers", 3))
         n = self.n
         # issue-7 switches (defaults: the published behaviour; see the module docstring)
         self.lam_scale = lam_scale_value(p.get("lam_scale", 1.0), n)
-        self.time_grid = str(p.get("time_grid", "uniform"))
-        if self.time_grid not in TIME_GRIDS:
-            raise ValueError(f"time_grid must be one of {list(TIME_GRIDS)}, got {self.time_grid!r}")
+        self.time_grid = choice(p, "time_grid", TIME_GRIDS)
         self.final_noise = bool(p.get("final_noise", True))
         pc = p.get("precondition", False)
         if pc is True or pc == "all":
@@ -206,30 +214,18 @@ class ProjectedDiffusion(TrainThenSample):
             self.pc_torus, self.pc_matrix = True, False
         else:
             raise ValueError(f"precondition must be false, true ('all') or 'torus', got {pc!r}")
-        self.sphere_scale = str(p.get("sphere_scale", "joint"))
-        if self.sphere_scale not in ("joint", "separate"):
-            raise ValueError(f"sphere_scale must be 'joint' or 'separate', got {self.sphere_scale!r}")
+        self.sphere_scale = choice(p, "sphere_scale", SPHERE_SCALES)
         self.scale_cap = float(p.get("scale_cap", 0.0))
-        self.sign_ref = str(p.get("sign_ref", "first"))
-        if self.sign_ref not in SIGN_REFS:
-            raise ValueError(f"sign_ref must be one of {list(SIGN_REFS)}, got {self.sign_ref!r}")
-        self.torus_input = str(p.get("torus_input", "angle"))
-        if self.torus_input not in TORUS_INPUTS:
-            raise ValueError(f"torus_input must be one of {list(TORUS_INPUTS)}, got {self.torus_input!r}")
-        self.matrix_input = str(p.get("matrix_input", "rows"))
-        if self.matrix_input not in MATRIX_INPUTS:
-            raise ValueError(f"matrix_input must be one of {list(MATRIX_INPUTS)}, got {self.matrix_input!r}")
-        self.ensemble = str(p.get("ensemble", "official"))
-        if self.ensemble not in ENSEMBLES:
-            raise ValueError(f"ensemble must be one of {list(ENSEMBLES)}, got {self.ensemble!r}")
-        self.torus_lift = str(p.get("torus_lift", "zero"))
-        if self.torus_lift not in TORUS_LIFTS:
-            raise ValueError(f"torus_lift must be one of {list(TORUS_LIFTS)}, got {self.torus_lift!r}")
+        self.sign_ref = choice(p, "sign_ref", SIGN_REFS)
+        self.torus_input = choice(p, "torus_input", TORUS_INPUTS)
+        self.matrix_input = choice(p, "matrix_input", MATRIX_INPUTS)
+        self.ensemble = choice(p, "ensemble", ENSEMBLES)
+        self.torus_lift = choice(p, "torus_lift", TORUS_LIFTS)
         # the lift psi of the torus: x -> angle in [0, 2 pi) (official: "zero"), or x -> the angle
         # in [-pi, pi) around centre = seam + pi ("data"); the OU process contracts toward ``centre``
         self.centre = None
         if self.torus_lift == "data" and self.manifold == "torus":
-            self.centre = torch.from_numpy(np.mod(torus_seams(self.train_np) + math.pi, TWO_PI)).float()
+            self.centre = self._lift_centre(self.train_np)
         self.ref = None
         if self.sign_ref == "data" and self.manifold in ("so", "u"):
             ref = data_reference(self.train_np)
@@ -249,7 +245,7 @@ class ProjectedDiffusion(TrainThenSample):
             if self.torus_lift == "data":  # the sign/phase torus gets the same data-fitted lift
                 x = torch.from_numpy(self.train_np)
                 theta0 = canonical_rows(x, None if self.ref is None else self.ref.to(x.dtype))[1].double().numpy()
-                self.centre = torch.from_numpy(np.mod(torus_seams(theta0) + math.pi, TWO_PI)).float()
+                self.centre = self._lift_centre(theta0)
             nf = n * n * (2 if self.mc.complex else 1)
             # noise scale of each coordinate of Z: "official" gives A = Z + Z^H diagonal noise of
             # variance 4 against 1 off the diagonal; "goe" halves the diagonal's variance, so the
@@ -296,11 +292,9 @@ class ProjectedDiffusion(TrainThenSample):
         t, s, a, sd, beta = self._times(b)
         if self.manifold == "torus":
             xi = torch.randn(x0.shape, generator=self.gen)
-            z0 = x0 if self.centre is None else torch.remainder(x0 - self.centre + math.pi, TWO_PI) - math.pi
-            zs = col(a) * z0 + col(sd) * xi
+            zs = col(a) * self._lift(x0) + col(sd) * xi
             target = 0.5 * col(beta) * zs + self.w * col(beta) * (-xi / col(sd))
-            xs = zs if self.centre is None else zs + self.centre
-            out = self.drift(self._torus_in(torch.remainder(xs, TWO_PI)), t)
+            out = self.drift(self._torus_in(self._unlift(zs)), t)
             if self.pc_torus:
                 loss = self.drift_loss(out, target, sd, beta, True).mean()
             else:
@@ -332,6 +326,20 @@ class ProjectedDiffusion(TrainThenSample):
             o.step()
         return float(loss.detach())
 
+    @staticmethod
+    def _lift_centre(angles: np.ndarray) -> torch.Tensor:
+        """``torus_lift="data"``: per coordinate, the centre opposite the seam of :func:`torus_seams`."""
+        return torch.from_numpy(np.mod(torus_seams(angles) + math.pi, TWO_PI)).float()
+
+    def _lift(self, angles: torch.Tensor) -> torch.Tensor:
+        """``psi`` of the torus coordinates: the angles themselves (official, ``[0, 2 pi)``) or, with a
+        data-fitted centre, the angle in ``[-pi, pi)`` around it."""
+        return angles if self.centre is None else torch.remainder(angles - self.centre + math.pi, TWO_PI) - math.pi
+
+    def _unlift(self, z: torch.Tensor) -> torch.Tensor:
+        """``phi`` of the torus coordinates, the inverse of :meth:`_lift` modulo ``2 pi``: angles in ``[0, 2 pi)``."""
+        return torch.remainder(z if self.centre is None else z + self.centre, TWO_PI)
+
     def _torus_in(self, x: torch.Tensor) -> torch.Tensor:
         """The torus drift net's input: the angles (official) or ``(cos, sin)`` of them."""
         return torch.cat([torch.cos(x), torch.sin(x)], dim=1) if self.torus_input == "cossin" else x
@@ -355,9 +363,7 @@ class ProjectedDiffusion(TrainThenSample):
         xi = torch.randn(z0.shape, generator=self.gen) * self.zscale
         zeta = torch.randn(theta0.shape, generator=self.gen)
         zs = col(a) * z0 + col(sd) * xi
-        if self.centre is not None:
-            theta0 = torch.remainder(theta0 - self.centre + math.pi, TWO_PI) - math.pi
-        ths = col(a) * theta0 + col(sd) * zeta
+        ths = col(a) * self._lift(theta0) + col(sd) * zeta
         v = 0.5 * col(beta) * zs + self.w * col(beta) * (-xi / col(sd))
         tht = 0.5 * col(beta) * ths + self.w * col(beta) * (-zeta / col(sd))
         with torch.no_grad():
@@ -368,7 +374,7 @@ class ProjectedDiffusion(TrainThenSample):
             target = mc.dphi(lam, u, v)
         with torch.no_grad():
             gaps = lam[:, :, None] - lam[:, None, :]
-        inp = self._inputs(u, torch.remainder(ths if self.centre is None else ths + self.centre, TWO_PI))
+        inp = self._inputs(u, self._unlift(ths))
         out = self.drift(inp, t)
         nf = out.shape[1] - self.n
         f = mc.proj(u, mc.unflat(out[:, :nf]))
@@ -396,7 +402,7 @@ class ProjectedDiffusion(TrainThenSample):
             dim = self.n if self.manifold == "torus" else 3
             z = torch.randn(n_points, dim, generator=gen)
             if self.manifold == "torus":
-                x = torch.remainder(z if self.centre is None else z + self.centre, TWO_PI)
+                x = self._unlift(z)
             else:
                 x = z / z.norm(dim=1, keepdim=True)
             for k, (tk, sk, dt) in enumerate(reverse_grid(steps, self.time_grid)):
@@ -422,8 +428,7 @@ class ProjectedDiffusion(TrainThenSample):
     def _sample_matrix(self, n_points: int, steps: int, gen: torch.Generator) -> np.ndarray:
         mc, n = self.mc, self.n
         _, u = mc.phi(torch.randn(n_points, mc.dim, generator=gen) * self.zscale)
-        theta = torch.randn(n_points, n, generator=gen)
-        theta = torch.remainder(theta if self.centre is None else theta + self.centre, TWO_PI)
+        theta = self._unlift(torch.randn(n_points, n, generator=gen))
         is_u = self.manifold == "u"
         for k, (tk, sk, dt) in enumerate(reverse_grid(steps, self.time_grid)):
             if is_u and "beta" in self.flaws:
