@@ -22,6 +22,7 @@ them by hand. The vocabulary is fixed (:data:`VERDICTS`).
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -147,6 +148,52 @@ def _values(df: pd.DataFrame, metric: str) -> pd.Series:
     return pd.to_numeric(df[col], errors="coerce")
 
 
+def _canonical(params: Any) -> str:
+    """A parameter set as sorted JSON (records hold it as a JSON string, ``methods.json`` as a dict)."""
+    if isinstance(params, str):
+        params = json.loads(params) if params else {}
+    return json.dumps(params if isinstance(params, dict) else {}, sort_keys=True, default=str)
+
+
+def _pair_key(df: pd.DataFrame) -> str:
+    """The column that pairs runs of two methods: the job ``seed`` (same master seed, instance and
+    repetition), or ``rep`` in frames without seeds."""
+    return "seed" if "seed" in df.columns else "rep"
+
+
+def configuration(df: pd.DataFrame, method: str, tier: str, methods: dict[str, dict[str, Any]] | None) -> tuple[pd.DataFrame, str]:
+    """The runs of ``method`` a claim is judged on, and why none are (empty string when some are).
+
+    A claim is about a method as registered. When the results hold runs of ``method`` with several
+    parameter sets (a grid, an ablation, a side-by-side with overridden parameters), only those
+    with the registered set count: ``methods[method]["params"]`` updated with its
+    ``tier_params[tier]``, as ``bench run`` builds a default job. Without that metadata (a run
+    store has none), the most-run set counts, and the verdict's reason says so. Several runs of
+    one configuration on one instance and seed (a rerun in a newer bundle under another job key)
+    count once: the last finished.
+    """
+    sub = df[df["method"] == method]
+    note = ""
+    if "params" in sub.columns and not sub.empty:
+        sets = sub["params"].map(_canonical)
+        if sets.nunique() > 1:
+            meta = (methods or {}).get(method)
+            if meta is not None:
+                want = _canonical({**(meta.get("params") or {}), **((meta.get("tier_params") or {}).get(tier) or {})})
+                sub = sub[sets == want]
+                if sub.empty:
+                    return sub, f"no {tier}-tier run of {method!r} with its registered parameters ({sets.nunique()} other sets)"
+            else:
+                top = sets.value_counts().sort_index(kind="stable").idxmax()
+                sub = sub[sets == top]
+                note = f"{method!r}: its most-run of {sets.nunique()} parameter sets"
+    key = ["instance", _pair_key(sub)]
+    if set(key) <= set(sub.columns) and sub.duplicated(key).any():
+        order = sub.sort_values("finished_at", kind="stable") if "finished_at" in sub.columns else sub
+        sub = order[~order.duplicated(key, keep="last")]
+    return sub, note
+
+
 def _decide(op: str, thr: float, lo: float, hi: float) -> str:
     if op in (">=", ">"):
         ok = lo >= thr if op == ">=" else lo > thr
@@ -157,7 +204,9 @@ def _decide(op: str, thr: float, lo: float, hi: float) -> str:
     return "confirmed" if ok else "contradicted" if bad else "inconclusive"
 
 
-def verdict(claim: Claim, records: pd.DataFrame, *, seed: int = 0, n_boot: int = 5000) -> Verdict:
+def verdict(
+    claim: Claim, records: pd.DataFrame, *, seed: int = 0, n_boot: int = 5000, methods: dict[str, dict[str, Any]] | None = None
+) -> Verdict:
     """The verdict on ``claim`` from ``records`` (a records frame, any statuses).
 
     Rules
@@ -170,7 +219,10 @@ def verdict(claim: Claim, records: pd.DataFrame, *, seed: int = 0, n_boot: int =
     - ``confirmed`` / ``contradicted`` when the whole CI is on one side.
 
     Intervals are stratified bootstraps over seeds within instances
-    (:func:`bench.stats.stratified_bootstrap_ci`).
+    (:func:`bench.stats.stratified_bootstrap_ci`). Each method's runs are those of its
+    registered configuration (:func:`configuration`; ``methods`` maps a method's name to its
+    metadata, as a bundle's ``methods.json`` holds it), and ``versus`` pairs runs with the same
+    job seed.
     """
     cmp_ = claim.comparison
     if claim.not_testable:
@@ -182,14 +234,22 @@ def verdict(claim: Claim, records: pd.DataFrame, *, seed: int = 0, n_boot: int =
     if claim.instances:
         df = df[df["instance"].isin(claim.instances)]
     if cmp_.kind == "saving":
-        return _saving_verdict(claim, df, seed=seed, n_boot=min(n_boot, 2000))
-    methods = [cmp_.method] + ([cmp_.baseline] if cmp_.kind == "versus" else [])
-    for m in methods:
+        return _saving_verdict(claim, df, seed=seed, n_boot=min(n_boot, 2000), methods=methods)
+    names = [cmp_.method] + ([cmp_.baseline] if cmp_.kind == "versus" else [])
+    for m in names:
         if not (df["method"] == m).any():
             return Verdict(claim.id, "not testable here", reason=f"no {claim.tier}-tier results for {m!r}")
+    parts, notes = [], []
+    for m in names:
+        rows, why = configuration(df, m, claim.tier, methods)
+        if rows.empty:
+            return Verdict(claim.id, "not testable here", reason=why)
+        parts.append(rows)
+        notes += [why] if why else []
+    df = pd.concat(parts)
     want = set(claim.instances or df["instance"].unique())
-    have = {m: set(df.loc[df["method"] == m, "instance"]) for m in methods}
-    for m in methods:
+    have = {m: set(df.loc[df["method"] == m, "instance"]) for m in names}
+    for m in names:
         missing = sorted(want - have[m])
         if missing:
             return Verdict(claim.id, "not testable here", reason=f"{m!r} was not run on {', '.join(missing[:5])}")
@@ -209,9 +269,9 @@ def verdict(claim: Claim, records: pd.DataFrame, *, seed: int = 0, n_boot: int =
         evidence = list(sub["key"])
         thr = float(cmp_.value)  # type: ignore[arg-type]
     else:
-        a = ok[ok["method"] == cmp_.method].set_index(["instance", "rep"])["_v"]
-        b = ok[ok["method"] == cmp_.baseline].set_index(["instance", "rep"])["_v"]
-        a, b = a[~a.index.duplicated()], b[~b.index.duplicated()]
+        pair = ["instance", _pair_key(ok)]
+        a = ok[ok["method"] == cmp_.method].set_index(pair)["_v"]
+        b = ok[ok["method"] == cmp_.baseline].set_index(pair)["_v"]
         diff = (a - b).dropna()
         thr = float(cmp_.margin)
         paired = set(diff.index.get_level_values("instance"))
@@ -232,7 +292,7 @@ def verdict(claim: Claim, records: pd.DataFrame, *, seed: int = 0, n_boot: int =
                 f" (no pair left on {', '.join(gone)})" if gone else ""
             )
         strata = [g.to_numpy() for _, g in diff.groupby(level="instance", sort=True)]
-        evidence = list(ok.loc[ok["method"].isin(methods), "key"])
+        evidence = list(ok.loc[ok["method"].isin(names), "key"])
     n_runs = int(sum(len(s) for s in strata))
     est, lo, hi = stratified_bootstrap_ci(strata, seed=seed, n_boot=n_boot)
     out = Verdict(claim.id, "inconclusive", est, lo, hi, len(strata), n_runs, evidence=evidence)
@@ -251,6 +311,8 @@ def verdict(claim: Claim, records: pd.DataFrame, *, seed: int = 0, n_boot: int =
         out.reason = f"95% CI [{lo:.4g}, {hi:.4g}] contains {thr:g}"
     if cmp_.kind == "versus" and cmp_.censored_at is not None:
         out.reason += dropped
+    if notes:
+        out.reason += "; judged on " + "; ".join(notes)
     return out
 
 
@@ -260,20 +322,28 @@ def _curves(df: pd.DataFrame, prefix: str) -> np.ndarray:
     return df[cols].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
 
 
-def _saving_verdict(claim: Claim, df: pd.DataFrame, *, seed: int, n_boot: int) -> Verdict:
+def _saving_verdict(claim: Claim, df: pd.DataFrame, *, seed: int, n_boot: int, methods: dict[str, dict[str, Any]] | None = None) -> Verdict:
     """Verdict of a ``saving`` comparison (see :class:`Comparison`)."""
     from bench.stats import stratified_saving_ci
 
     cmp_ = claim.comparison
     if not (df["method"] == cmp_.method).any():
         return Verdict(claim.id, "not testable here", reason=f"no {claim.tier}-tier results for {cmp_.method!r}")
+    parts, notes = [], []
+    for m in sorted(set(df["method"])):
+        rows, why = configuration(df, m, claim.tier, methods)
+        if rows.empty and m == cmp_.method:
+            return Verdict(claim.id, "not testable here", reason=why)
+        parts.append(rows)
+        notes += [why] if why and m in (cmp_.method, cmp_.baseline) else []
+    df = pd.concat(parts)
+    pair = _pair_key(df)
     ok = df[df["status"] == "ok"]
     want = sorted(set(claim.instances or df.loc[df["method"] == cmp_.method, "instance"]))
     strata, evidence, chosen = [], [], []
     for inst in want:
         sub = ok[ok["instance"] == inst]
-        a = sub[sub["method"] == cmp_.method].set_index("rep").sort_index()
-        a = a[~a.index.duplicated()]
+        a = sub[sub["method"] == cmp_.method].set_index(pair).sort_index()
         if a.empty:
             return Verdict(claim.id, "inconclusive", reason=f"no valid run of {cmp_.method!r} on {inst}")
         if cmp_.baseline == "best-other":
@@ -287,8 +357,7 @@ def _saving_verdict(claim: Claim, df: pd.DataFrame, *, seed: int, n_boot: int) -
             base = max(sorted(finals), key=lambda m: finals[m])
         else:
             base = str(cmp_.baseline)
-        b = sub[sub["method"] == base].set_index("rep").sort_index()
-        b = b[~b.index.duplicated()]
+        b = sub[sub["method"] == base].set_index(pair).sort_index()
         reps = a.index.intersection(b.index)
         if len(reps) == 0:
             if not (df["method"] == base).any():
@@ -305,6 +374,7 @@ def _saving_verdict(claim: Claim, df: pd.DataFrame, *, seed: int, n_boot: int) -
     n_runs = int(sum(A.shape[0] for _, A, _ in strata))
     out = Verdict(claim.id, "inconclusive", est, lo, hi, len(strata), n_runs, evidence=evidence)
     detail = f" (baselines: {'; '.join(chosen)})" if cmp_.baseline == "best-other" else ""
+    detail += "; judged on " + "; ".join(notes) if notes else ""
     if math.isnan(lo):
         out.reason = "needs at least 2 seeds per instance for a confidence interval" + detail
         return out

@@ -503,18 +503,20 @@ def claims_table(task: str, results: str | None, store: str | None) -> Any:
     t = get_task(task)
     claims = t.claims()
     bundles: list[str] = []
+    registered: dict[str, Any] | None = None  # a run store has no methods.json
     if store:
         df = Store(store).frame(task)
     else:
         b = load_bundles(results or "results", task)
         df = b.records
         bundles = sorted(Path(k).name for k in b.manifests)
+        registered = b.methods.get(task, {})
     if not df.empty:
         df = df[df["task_version"] == t.meta.version]
     rows = []
     for c in claims:
         assert isinstance(c, Claim)
-        v = verdict(c, df)
+        v = verdict(c, df, methods=registered)
         rows.append({"id": c.id, "statement": c.statement, "source": c.source, "test": c.comparison.describe(), **v.as_row()})
     table = pd.DataFrame(rows)
     table.attrs["bundles"] = bundles

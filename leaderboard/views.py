@@ -72,7 +72,7 @@ def _verdicts(_data: Data, key: str, task: str) -> pd.DataFrame:
             rid = str(raw.get("id", "?")) if isinstance(raw, dict) else "?"
             rows.append({"task": task, "claim": rid, "verdict": "unreadable claim", "reason": str(exc).splitlines()[0], "evidence": []})
             continue
-        v = verdict(c, records)
+        v = verdict(c, records, methods=_data.methods.get(task))
         rows.append({"task": task, "claim": c.id, "statement": c.statement, "source": c.source, "paper": c.paper,
                      "test": c.comparison.describe(), "tier": c.tier, "note": c.note, **v.as_row(), "evidence": v.evidence})  # fmt: skip
     return pd.DataFrame(rows)

@@ -411,3 +411,59 @@ def test_verdict_as_row():
 
 def test_vocabulary():
     assert VERDICTS == ("confirmed", "contradicted", "inconclusive", "not testable here")
+
+
+# -- which runs a claim is judged on: the registered configuration, paired by job seed ------------------
+
+DEFAULT = '{"keep_flaws": []}'
+GRID = '{"keep_flaws": ["all"]}'
+REGISTERED = {"ros": {"params": {"keep_flaws": []}}, "greedy": {"params": {}}}
+
+
+def with_params(rows, params, seed_base=100):
+    """``rows`` with a ``params`` JSON and a job ``seed`` per repetition (as the runner derives them)."""
+    return [{**r, "params": params, "seed": seed_base + r["rep"]} for r in rows]
+
+
+def test_grid_runs_of_other_parameters_do_not_enter_a_claim():
+    good = with_params(runs("ros", GOOD), DEFAULT)
+    # an ablation grid of the same method on the same instances and seeds, far worse
+    grid = with_params(runs("ros", {"G1": [0.1, 0.1, 0.1], "G2": [0.1, 0.1, 0.1]}), GRID)
+    base = with_params(runs("greedy", {"G1": [0.5, 0.5, 0.5], "G2": [0.5, 0.5, 0.5]}), "{}")
+    df = frame(grid + good + base)  # the grid first: "first duplicate" would have picked it
+    v = judge(versus(">=", 0.0), df, methods=REGISTERED)
+    assert v.verdict == "confirmed" and v.estimate == pytest.approx(0.455)
+    assert v.n_runs == 6 and "judged on" not in v.reason
+    t = judge(threshold(">=", 0.9), df, methods=REGISTERED)
+    assert t.verdict == "confirmed" and t.estimate == pytest.approx(0.955)
+
+
+def test_without_metadata_the_most_run_parameter_set_counts_and_the_reason_says_so():
+    good = with_params(runs("ros", {"G1": [0.95, 0.96, 0.97, 0.95], "G2": [0.94, 0.95, 0.96, 0.95]}), DEFAULT)
+    grid = with_params(runs("ros", {"G1": [0.1], "G2": [0.1]}), GRID)
+    v = judge(threshold(">=", 0.9), frame(grid + good))
+    assert v.verdict == "confirmed" and v.n_runs == 8
+    assert "most-run of 2 parameter sets" in v.reason
+
+
+def test_no_run_with_the_registered_parameters_is_not_testable():
+    df = frame(with_params(runs("ros", GOOD), GRID) + with_params(runs("ros", {"G1": [0.5], "G2": [0.5]}), '{"keep_flaws": ["score"]}'))
+    v = judge(threshold(">=", 0.9), df, methods=REGISTERED)
+    assert v.verdict == "not testable here" and "registered parameters" in v.reason
+
+
+def test_versus_pairs_runs_with_the_same_job_seed_not_the_same_repetition():
+    # the method ran under two master seeds (job seeds 100.. and 200..); the baseline only under the second
+    ours_a = with_params(runs("ros", {"G1": [0.0, 0.0], "G2": [0.0, 0.0]}), DEFAULT, seed_base=100)
+    ours_b = with_params(runs("ros", {"G1": [0.9, 0.8], "G2": [0.9, 0.8]}), DEFAULT, seed_base=200)
+    base = with_params(runs("greedy", {"G1": [0.5, 0.5], "G2": [0.5, 0.5]}), "{}", seed_base=200)
+    v = judge(versus(">=", 0.0), frame(ours_a + ours_b + base), methods=REGISTERED)
+    assert v.n_runs == 4 and v.estimate == pytest.approx(0.35)
+    assert v.verdict == "confirmed"
+
+
+def test_a_rerun_of_one_configuration_and_seed_counts_once_the_last_finished():
+    old = [{**r, "finished_at": 1.0} for r in with_params(runs("ros", {"G1": [0.0, 0.0], "G2": [0.0, 0.0]}), DEFAULT)]
+    new = [{**r, "finished_at": 2.0} for r in with_params(runs("ros", {"G1": [0.95, 0.96], "G2": [0.94, 0.95]}), DEFAULT)]
+    v = judge(threshold(">=", 0.9), frame(new + old), methods=REGISTERED)
+    assert v.verdict == "confirmed" and v.n_runs == 4 and v.estimate == pytest.approx(0.95)
