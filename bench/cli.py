@@ -599,7 +599,12 @@ def _cmd_versus_paper(a: argparse.Namespace) -> int:
     df, meta = _frame_for(a)
     paper_method = a.paper_method or a.versus_paper
     metric = a.metric or meta["primary"]
-    table = versus_paper(df, _paper_results(a), meta, a.versus_paper, paper_method=paper_method, metric=metric)
+    registered = None  # a run store has no methods.json
+    if getattr(a, "results", None) and not getattr(a, "store", None):
+        from bench.bundle import load_bundles
+
+        registered = load_bundles(a.results, a.task).methods.get(a.task, {})
+    table = versus_paper(df, _paper_results(a), meta, a.versus_paper, paper_method=paper_method, metric=metric, methods=registered)
     if table.empty:
         raise _Usage(
             f"no instance has both ok runs of {a.versus_paper!r} and a paper value of {paper_method!r} for metric {metric!r}"

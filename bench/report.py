@@ -458,6 +458,7 @@ def versus_paper(
     paper_method: str | None = None,
     metric: str | None = None,
     alpha: float = 0.05,
+    methods: dict[str, dict[str, Any]] | None = None,
 ) -> pd.DataFrame:
     """Our runs of ``method`` beside the paper's reported value, instance by instance.
 
@@ -484,6 +485,10 @@ def versus_paper(
         A metric both sides report (default the task's primary metric).
     alpha : float
         One-sided error rate of each bound.
+    methods : dict, optional
+        Method metadata by name (a bundle's ``methods.json``): only runs with
+        ``method``'s registered parameters count, as in a claim
+        (:func:`bench.claims.configuration`, tier by tier).
 
     Returns
     -------
@@ -498,7 +503,12 @@ def versus_paper(
     col = f"metric.{metric}"
     if records.empty or not paper or col not in records:
         return pd.DataFrame(columns=cols)
-    ok = records[(records["method"] == method) & (records["status"] == "ok")]
+    from bench.claims import configuration
+
+    mine = records[records["method"] == method]
+    if "tier" in mine.columns:
+        mine = pd.concat([configuration(g, method, str(t), methods)[0] for t, g in mine.groupby("tier", sort=True)] or [mine])
+    ok = mine[mine["status"] == "ok"]
     values = {i: pd.to_numeric(g[col], errors="coerce").dropna().to_numpy() for i, g in ok.groupby("instance", sort=False)}
     rows = []
     for p in paper:
