@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 import tasks.manifold_diffusion as md
 from baselines.manifold_diffusion.ddpm import AmbientDDPM
@@ -246,3 +247,33 @@ def test_tuned_variant_is_the_paper_model_with_only_the_declared_switches():
     via_name = _run(tuned.target, inst, **{k: v for k, v in tuned.params.items() if k not in ("hidden", "layers")})
     by_hand = _run(ProjectedDiffusion, inst, **TUNED)
     assert np.array_equal(via_name["samples"], by_hand["samples"])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_clip_target_shrinks_only_the_samples_above_the_cap(dtype):
+    target = torch.zeros(3, 2, 2, dtype=dtype)
+    target[0, 0, 0], target[1, 0, 1], target[2, 1, 0] = 0.5, 3.0, 10.0
+    k = torch.tensor([1.0, 1.0, 0.1])  # |k target|^2 = 0.25, 9, 1
+    out = ProjectedDiffusion.clip_target(target, k, cap=4.0)
+    assert torch.equal(out[0], target[0]) and torch.equal(out[2], target[2])
+    assert float((out[1].abs() ** 2).sum()) == pytest.approx(4.0)  # shrunk onto the cap, same direction
+    assert float(out[1, 0, 1].real) == pytest.approx(2.0)
+
+
+def test_target_cap_defaults_off_and_acts_on_matrix_groups():
+    inst = _tiny("so3-smoke", iters=5, n=100)
+    base = _run(ProjectedDiffusion, inst)["samples"]
+    assert np.array_equal(base, _run(ProjectedDiffusion, inst, target_cap=0.0)["samples"])
+    other = _run(ProjectedDiffusion, inst, target_cap=1e-3)["samples"]
+    check_points("so", 3, 100, other)
+    assert not np.allclose(base, other)
+
+
+def test_tail_shares():
+    from methods.manifold_diffusion._target_tails import tail_shares
+
+    v = np.ones(1000)
+    v[0] = 999.0  # one sample carries half the sum
+    r = tail_shares(v)
+    assert r["top01"] == pytest.approx(0.5) and r["top1"] == pytest.approx((999 + 9) / 1998)
+    assert r["median"] == 1.0 and r["max"] == 999.0

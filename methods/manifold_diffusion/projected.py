@@ -221,6 +221,9 @@ class ProjectedDiffusion(TrainThenSample):
         self.matrix_input = choice(p, "matrix_input", MATRIX_INPUTS)
         self.ensemble = choice(p, "ensemble", ENSEMBLES)
         self.torus_lift = choice(p, "torus_lift", TORUS_LIFTS)
+        # development switch, declared by no registered method (``_target_tails``): shrink each
+        # sample's SO(n)/U(n) matrix drift target to |sigma target / beta|^2 <= target_cap (0: off)
+        self.target_cap = float(p.get("target_cap", 0.0))
         # the lift psi of the torus: x -> angle in [0, 2 pi) (official: "zero"), or x -> the angle
         # in [-pi, pi) around centre = seam + pi ("data"); the OU process contracts toward ``centre``
         self.centre = None
@@ -372,6 +375,8 @@ class ProjectedDiffusion(TrainThenSample):
             target = mc.dphi_jacrev(zs, v).detach()
         else:
             target = mc.dphi(lam, u, v)
+        if self.target_cap > 0:
+            target = self.clip_target(target, sd / beta, self.target_cap)
         with torch.no_grad():
             gaps = lam[:, :, None] - lam[:, None, :]
         inp = self._inputs(u, self._unlift(ths))
@@ -390,6 +395,19 @@ class ProjectedDiffusion(TrainThenSample):
         g = self._gaps(self.cov(inp, t))
         loss = loss + (w2 * ((g - gaps) ** 2).reshape(b, -1).sum(1)).mean()
         return loss
+
+    @staticmethod
+    def clip_target(target: torch.Tensor, k: torch.Tensor, cap: float) -> torch.Tensor:
+        """``target`` with each sample shrunk so that ``|k target|^2 <= cap`` (``k``: ``(B,)``).
+
+        Biased: the drift then fits ``E[clip(target) | X]``, not ``E[target | X]``. A development
+        switch (``target_cap``) for measuring how much of the SO(n) gap the target's variance
+        explains (:mod:`methods.manifold_diffusion._target_tails`).
+        """
+        shape = (-1,) + (1,) * (target.ndim - 1)
+        n2 = ((target * k.reshape(shape)).abs() ** 2).reshape(target.shape[0], -1).sum(1)
+        fac = torch.where(n2 > cap, (cap / n2.clamp_min(1e-30)).sqrt(), torch.ones_like(n2))
+        return target * fac.reshape(shape).to(target.dtype)
 
     def _gaps(self, out: torch.Tensor) -> torch.Tensor:
         g = out.reshape(-1, self.n, self.n)
