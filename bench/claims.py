@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from bench.stats import stratified_bootstrap_ci
 
-__all__ = ["Comparison", "Claim", "Verdict", "verdict", "VERDICTS", "RUNNER_METRICS"]
+__all__ = ["Comparison", "Claim", "Verdict", "verdict", "configuration", "canonical_params", "VERDICTS", "RUNNER_METRICS"]
 
 VERDICTS = ("confirmed", "contradicted", "inconclusive", "not testable here")
 #: Metrics the runner measures itself (record columns), usable in claims.
@@ -148,7 +148,7 @@ def _values(df: pd.DataFrame, metric: str) -> pd.Series:
     return pd.to_numeric(df[col], errors="coerce")
 
 
-def _canonical(params: Any) -> str:
+def canonical_params(params: Any) -> str:
     """A parameter set as sorted JSON (records hold it as a JSON string, ``methods.json`` as a dict)."""
     if isinstance(params, str):
         params = json.loads(params) if params else {}
@@ -175,11 +175,11 @@ def configuration(df: pd.DataFrame, method: str, tier: str, methods: dict[str, d
     sub = df[df["method"] == method]
     note = ""
     if "params" in sub.columns and not sub.empty:
-        sets = sub["params"].map(_canonical)
+        sets = sub["params"].map(canonical_params)
         if sets.nunique() > 1:
             meta = (methods or {}).get(method)
             if meta is not None:
-                want = _canonical({**(meta.get("params") or {}), **((meta.get("tier_params") or {}).get(tier) or {})})
+                want = canonical_params({**(meta.get("params") or {}), **((meta.get("tier_params") or {}).get(tier) or {})})
                 sub = sub[sets == want]
                 if sub.empty:
                     return sub, f"no {tier}-tier run of {method!r} with its registered parameters ({sets.nunique()} other sets)"

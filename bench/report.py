@@ -359,11 +359,19 @@ def role_strata(records: pd.DataFrame, meta: dict[str, Any], label: str) -> np.n
     return grid.mean(axis=1).to_numpy(dtype=float)
 
 
-def task_roles(records: pd.DataFrame, meta: dict[str, Any], claims: list[dict[str, Any]] | None = None) -> dict[str, str | None]:
+def task_roles(
+    records: pd.DataFrame,
+    meta: dict[str, Any],
+    claims: list[dict[str, Any]] | None = None,
+    methods: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, str | None]:
     """Which method plays each role on a task (None when nobody does).
 
     - *paper's method*: among ``kind == "method"`` entries, the one the task's
-      claims name most often (ties and no claims: the best task score);
+      claims name most often; among that method's parameter sets (a grid, a
+      side-by-side), the registered one when ``methods`` (a bundle's
+      ``methods.json``, by name) says which, so the role never goes to the
+      best-scoring variant of a grid (ties and no claims: the best task score);
     - *best baseline*: the baseline with the highest mean task score;
     - *weak baseline*: the baseline with the lowest mean task score (the same
       as the best when there is one baseline).
@@ -374,19 +382,29 @@ def task_roles(records: pd.DataFrame, meta: dict[str, Any], claims: list[dict[st
     out: dict[str, str | None] = dict.fromkeys(ROLES)
     if df.empty:
         return out
+    from bench.claims import canonical_params
+
+    def registered(g: pd.DataFrame) -> bool:
+        meta_m = (methods or {}).get(str(g["method"].iloc[0]))
+        if meta_m is None or "params" not in g.columns:
+            return False
+        tier = str(g["tier"].iloc[0]) if "tier" in g.columns else ""
+        want = canonical_params({**(meta_m.get("params") or {}), **((meta_m.get("tier_params") or {}).get(tier) or {})})
+        return canonical_params(g["params"].iloc[0]) == want
+
     scores = {}
     for label, g in df.groupby("label"):
         st_ = role_strata(df, meta, str(label))
         if st_ is not None:
-            scores[str(label)] = (g["kind"].iloc[0], g["method"].iloc[0], float(np.mean(st_)))
+            scores[str(label)] = (g["kind"].iloc[0], g["method"].iloc[0], float(np.mean(st_)), registered(g))
     named: dict[str, int] = {}
     for c in claims or []:
         cmp_ = c.get("comparison", {}) or {}
         if cmp_.get("method"):
             named[cmp_["method"]] = named.get(cmp_["method"], 0) + 1
-    methods = [(lab, v) for lab, v in scores.items() if v[0] == "method"]
-    if methods:
-        out["paper's method"] = max(methods, key=lambda kv: (named.get(kv[1][1], 0), kv[1][2]))[0]
+    candidates = [(lab, v) for lab, v in scores.items() if v[0] == "method"]
+    if candidates:
+        out["paper's method"] = max(candidates, key=lambda kv: (named.get(kv[1][1], 0), kv[1][3], kv[1][2]))[0]
     bases = [(lab, v) for lab, v in scores.items() if v[0] == "baseline"]
     if bases:
         out["best baseline"] = max(bases, key=lambda kv: kv[1][2])[0]
@@ -395,7 +413,7 @@ def task_roles(records: pd.DataFrame, meta: dict[str, Any], claims: list[dict[st
 
 
 def role_aggregate(
-    tasks: dict[str, tuple[pd.DataFrame, dict[str, Any], list[dict[str, Any]]]],
+    tasks: dict[str, tuple[Any, ...]],
     *,
     seed: int = 0,
     n_boot: int = 2000,
@@ -405,7 +423,8 @@ def role_aggregate(
     Parameters
     ----------
     tasks
-        ``{task: (records of one tier, meta, claims)}``.
+        ``{task: (records of one tier, meta, claims)}``, or with a fourth entry,
+        the task's method metadata by name (:func:`task_roles`).
 
     Returns
     -------
@@ -414,8 +433,9 @@ def role_aggregate(
         missing``. When the role has no method on some task, ``iqm`` and the CI
         are NaN and ``missing`` names those tasks: never a partial aggregate.
     """
-    prepared = {name: (_scored(r, m), m, c) for name, (r, m, c) in tasks.items()}
-    roles = {name: task_roles(r, m, c) for name, (r, m, c) in prepared.items()}
+    prepared = {name: (_scored(t[0], t[1]), t[1], t[2]) for name, t in tasks.items()}
+    registered = {name: (t[3] if len(t) > 3 else None) for name, t in tasks.items()}
+    roles = {name: task_roles(r, m, c, registered[name]) for name, (r, m, c) in prepared.items()}
     rows = []
     for role in ROLES:
         strata, who, missing = [], [], []

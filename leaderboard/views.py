@@ -87,7 +87,7 @@ def _overview_row(_data: Data, key: str, task: str) -> dict[str, Any]:
     labels = with_labels(df)
     kinds = labels.groupby("label")["kind"].first() if not labels.empty else pd.Series(dtype=str)
     res = task_ranking(df, meta)
-    roles = task_roles(df, meta, _data.claims.get(task))
+    roles = task_roles(df, meta, _data.claims.get(task), _data.methods.get(task))
     paper = roles["paper's method"]
     rank = f"{res.methods.index(paper) + 1} of {len(res.methods)}" if paper in res.methods else ("not ranked" if paper else "no method")
     v = _verdicts(_data, key, task)
@@ -119,7 +119,7 @@ def _aggregate(_data: Data, key: str, tasks: tuple[str, ...]) -> pd.DataFrame:
     inputs = {}
     for t in tasks:
         tier = preferred_tier(_data.task_records(t))
-        inputs[t] = (_data.task_records(t, tier), _data.tasks[t]["meta"], _data.claims.get(t, []))
+        inputs[t] = (_data.task_records(t, tier), _data.tasks[t]["meta"], _data.claims.get(t, []), _data.methods.get(t))
     return role_aggregate(inputs, seed=0)
 
 
