@@ -33,7 +33,10 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from bench.stats import stratified_bootstrap_ci
 
-__all__ = ["Comparison", "Claim", "Verdict", "verdict", "configuration", "canonical_params", "VERDICTS", "RUNNER_METRICS"]
+__all__ = [
+    "Comparison", "Claim", "Verdict", "verdict", "configuration", "registered_records", "is_registered", "registered_params",
+    "canonical_params", "VERDICTS", "RUNNER_METRICS",
+]
 
 VERDICTS = ("confirmed", "contradicted", "inconclusive", "not testable here")
 #: Metrics the runner measures itself (record columns), usable in claims.
@@ -161,16 +164,39 @@ def _pair_key(df: pd.DataFrame) -> str:
     return "seed" if "seed" in df.columns else "rep"
 
 
+def registered_params(meta: dict[str, Any], tier: str) -> dict[str, Any]:
+    """A method's default job parameters on ``tier``: its ``params`` updated with ``tier_params[tier]``,
+    as ``bench run`` builds them."""
+    return {**(meta.get("params") or {}), **((meta.get("tier_params") or {}).get(tier) or {})}
+
+
+def is_registered(params: Any, version: Any, meta: dict[str, Any], tier: str) -> bool:
+    """Whether a run with ``params`` (JSON or dict) of method ``version`` is ``meta``'s registered configuration.
+
+    The version must be the registered one (when both are known); every parameter the run holds
+    must be registered with the same value, and a registered parameter the run does not hold
+    counts as at its registered value: a parameter added later defaults to the behaviour that
+    came before it, the convention every method here follows (a version bump marks the rest).
+    """
+    if meta.get("version") is not None and version is not None and str(version) != str(meta["version"]):
+        return False
+    run = json.loads(params) if isinstance(params, str) and params else params if isinstance(params, dict) else {}
+    want = registered_params(meta, tier)
+    if set(run) - set(want):
+        return False
+    return canonical_params({**want, **run}) == canonical_params(want)
+
+
 def configuration(df: pd.DataFrame, method: str, tier: str, methods: dict[str, dict[str, Any]] | None) -> tuple[pd.DataFrame, str]:
     """The runs of ``method`` a claim is judged on, and why none are (empty string when some are).
 
     A claim is about a method as registered. When the results hold runs of ``method`` with several
     parameter sets (a grid, an ablation, a side-by-side with overridden parameters), only those
-    with the registered set count: ``methods[method]["params"]`` updated with its
-    ``tier_params[tier]``, as ``bench run`` builds a default job. Without that metadata (a run
-    store has none), the most-run set counts, and the verdict's reason says so. Several runs of
-    one configuration on one instance and seed (a rerun in a newer bundle under another job key)
-    count once: the last finished.
+    of the registered configuration count (:func:`is_registered`, from ``methods[method]``, the
+    bundle's ``methods.json`` entry). Without that metadata (a run store has none), the most-run
+    set counts, and the verdict's reason says so. Several runs of one configuration on one
+    instance and seed (a rerun in a newer bundle under another job key) count once: the last
+    finished.
     """
     sub = df[df["method"] == method]
     note = ""
@@ -179,8 +205,9 @@ def configuration(df: pd.DataFrame, method: str, tier: str, methods: dict[str, d
         if sets.nunique() > 1:
             meta = (methods or {}).get(method)
             if meta is not None:
-                want = canonical_params({**(meta.get("params") or {}), **((meta.get("tier_params") or {}).get(tier) or {})})
-                sub = sub[sets == want]
+                versions = sub["method_version"] if "method_version" in sub.columns else pd.Series(None, index=sub.index)
+                keep = [is_registered(p, v, meta, tier) for p, v in zip(sub["params"], versions, strict=True)]
+                sub = sub[keep]
                 if sub.empty:
                     return sub, f"no {tier}-tier run of {method!r} with its registered parameters ({sets.nunique()} other sets)"
             else:
@@ -192,6 +219,23 @@ def configuration(df: pd.DataFrame, method: str, tier: str, methods: dict[str, d
         order = sub.sort_values("finished_at", kind="stable") if "finished_at" in sub.columns else sub
         sub = order[~order.duplicated(key, keep="last")]
     return sub, note
+
+
+def registered_records(records: pd.DataFrame, methods: dict[str, dict[str, Any]] | None) -> pd.DataFrame:
+    """``records`` cut to each method's registered configuration, tier by tier (:func:`configuration`).
+
+    What rankings, profiles, Pareto fronts and roles compare: one entry per method, not one per
+    grid point. A method whose runs hold no registered configuration keeps its most-run
+    parameter set. ``methods=None`` (no metadata) returns ``records`` unchanged, so a local
+    grid can still be ranked point by point.
+    """
+    if methods is None or records.empty or "params" not in records.columns:
+        return records
+    parts = []
+    for (tier, method), g in records.groupby(["tier", "method"], sort=False):
+        rows, _ = configuration(g, str(method), str(tier), methods)
+        parts.append(rows if not rows.empty else configuration(g, str(method), str(tier), None)[0])
+    return pd.concat(parts).sort_index() if parts else records.iloc[:0]
 
 
 def _decide(op: str, thr: float, lo: float, hi: float) -> str:

@@ -325,6 +325,7 @@ def _frame_for(a: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
             raise _Usage(f"no published bundle for task {a.task!r} under {a.results}")
         meta = b.tasks[a.task]["meta"]
         df = b.records
+        a.registered = b.methods.get(a.task, {})  # the bundles' methods.json, for ranks and claims
     else:
         meta = get_task(a.task).meta.model_dump(mode="json")
         df = Store(a.store).frame(a.task)
@@ -346,6 +347,7 @@ def _paper_results(a: argparse.Namespace) -> list[dict[str, Any]]:
 
 def cmd_show(a: argparse.Namespace) -> int:
     """The leaderboard's task page in the terminal: same functions, same numbers."""
+    from bench.claims import registered_records
     from bench.report import paper_table, render_ranking, render_table, summary_table, task_ranking
 
     df, meta = _frame_for(a)
@@ -364,8 +366,9 @@ def cmd_show(a: argparse.Namespace) -> int:
             return 0
         con = _console()
         render_table(table, meta, con)
+        reg = registered_records(df, getattr(a, "registered", None))  # published: one entry per method
         for tier in sorted(df["tier"].unique()):
-            render_ranking(task_ranking(df[df["tier"] == tier], meta), con, title=f"ranking on the {tier} tier ({meta['primary']}, instances as blocks)")
+            render_ranking(task_ranking(reg[reg["tier"] == tier], meta), con, title=f"ranking on the {tier} tier ({meta['primary']}, instances as blocks)")
         pt = paper_table(_paper_results(a))
         pt = pt[pt["instance"].isin(set(table["instance"]))]
         if not pt.empty:

@@ -90,8 +90,9 @@ def _gap_pct(mean: float, ref: float, direction: str) -> float:
 def summary_table(records: pd.DataFrame, meta: dict[str, Any], *, seed: int = 0) -> pd.DataFrame:
     """One row per method (and parameter set) and instance.
 
-    Columns: ``method, kind, instance, runs, mean, ci_low, ci_high`` of the
-    primary metric over valid seeds (95% percentile bootstrap), ``reference``
+    Columns: ``method, kind, instance, tier, runs, mean, ci_low, ci_high`` of the
+    primary metric over valid seeds (95% percentile bootstrap; a tier is its own
+    row, since its budgets differ), ``reference``
     and ``gap_pct`` to the task's gap reference, median ``wall_s`` and
     ``peak_rss_mb``, one count column per status, ``hardware`` (the machines
     the runs come from) and ``command`` (a ``bench run`` that reruns the row).
@@ -100,7 +101,7 @@ def summary_table(records: pd.DataFrame, meta: dict[str, Any], *, seed: int = 0)
     primary = meta["primary"]
     direction = next(m["direction"] for m in meta["metrics"] if m["name"] == primary)
     ref_name = meta.get("gap_reference")
-    cols = ["method", "kind", "instance", "runs", "mean", "ci_low", "ci_high", "reference", "gap_pct", "wall_s", "peak_rss_mb", *STATUSES, "hardware", "command"]
+    cols = ["method", "kind", "instance", "tier", "runs", "mean", "ci_low", "ci_high", "reference", "gap_pct", "wall_s", "peak_rss_mb", *STATUSES, "hardware", "command"]
     if records.empty:
         return pd.DataFrame(columns=cols)
     df = with_labels(records).reset_index(drop=True)
@@ -113,7 +114,10 @@ def summary_table(records: pd.DataFrame, meta: dict[str, Any], *, seed: int = 0)
     ref_col = f"ref.{ref_name}" if ref_name else None
     df["_ref"] = pd.to_numeric(df[ref_col], errors="coerce") if ref_col and ref_col in df else np.nan
     df["_hw"] = hardware_label(df)
-    keys = ["method", "params", "instance"]
+    if "tier" not in df:
+        df["tier"] = ""
+    # one row per tier too: the same instance and seed in two tiers ran with two budgets
+    keys = ["method", "params", "instance", "tier"]
     grouped = df.groupby(keys, sort=True)
     agg = grouped.agg(label=("label", "first"), kind=("kind", "first"), mean=("_v", "mean"), runs=("_v", "count"),
                       wall_s=("_wall", "median"), peak_rss_mb=("_rss", "median"), reference=("_ref", "first"))  # fmt: skip
@@ -142,7 +146,9 @@ def summary_table(records: pd.DataFrame, meta: dict[str, Any], *, seed: int = 0)
         out[st_] = out[st_].astype(int)
     out = out[cols]
     kind_order = {"method": 0, "baseline": 1}
-    return out.sort_values(["instance", "kind", "method"], key=lambda s: s.map(kind_order) if s.name == "kind" else s).reset_index(drop=True)
+    tier_order = {"smoke": 0, "standard": 1, "full": 2}
+    order = {"kind": kind_order, "tier": tier_order}
+    return out.sort_values(["instance", "tier", "kind", "method"], key=lambda s: s.map(order[s.name]).fillna(9) if s.name in order else s).reset_index(drop=True)
 
 
 def _fmt(v: Any, digits: int = 4) -> str:
@@ -162,13 +168,14 @@ def render_table(table: pd.DataFrame, meta: dict[str, Any], console: Any = None,
     console = console or Console()
     primary = meta["primary"]
     t = Table(title=escape(title or f"{meta['name']} v{meta['version']}: {primary} (mean over seeds, 95% bootstrap CI)"))
-    for c in ("instance", "method", "runs", primary, "95% CI", "ref", "gap %", "time s", "mem MB", "status"):
-        t.add_column(c, justify="left" if c in ("instance", "method", "status") else "right", no_wrap=c in ("instance", "method"))
+    tiers = "tier" in table and table["tier"].nunique() > 1
+    for c in ("instance", *(("tier",) if tiers else ()), "method", "runs", primary, "95% CI", "ref", "gap %", "time s", "mem MB", "status"):
+        t.add_column(c, justify="left" if c in ("instance", "tier", "method", "status") else "right", no_wrap=c in ("instance", "method"))
     for r in table.itertuples(index=False):
         status = " ".join(f"{s}:{getattr(r, s)}" for s in STATUSES if getattr(r, s))
         ci = f"[{_fmt(r.ci_low, 6)}, {_fmt(r.ci_high, 6)}]" if not math.isnan(r.ci_low) else "–"  # as many digits as the mean
         name = f"[bold cyan]{escape(r.method)}[/]" if r.kind == "method" else escape(r.method)
-        t.add_row(escape(str(r.instance)), name, str(r.runs), _fmt(r.mean, 6), ci, _fmt(r.reference, 6), _fmt(r.gap_pct, 3), _fmt(r.wall_s, 3), _fmt(r.peak_rss_mb, 3), status)
+        t.add_row(escape(str(r.instance)), *((escape(str(r.tier)),) if tiers else ()), name, str(r.runs), _fmt(r.mean, 6), ci, _fmt(r.reference, 6), _fmt(r.gap_pct, 3), _fmt(r.wall_s, 3), _fmt(r.peak_rss_mb, 3), status)
     console.print(t)
     console.print("[dim]bold cyan = the paper's method; plain = baseline. Times are the runner's measurements.[/]")
 
@@ -340,7 +347,8 @@ def role_strata(records: pd.DataFrame, meta: dict[str, Any], label: str) -> np.n
     normalised score; a failed run (invalid, error, timeout, killed) scores 0,
     the level of the task's trivial answer. A method that has no run, or only
     skipped ones, on some scorable instance does not cover the task (None):
-    no partial means. Only repetitions present on every instance count.
+    no partial means. Only repetitions present on every instance count; a
+    repetition is a (master seed, rep) pair.
     """
     df = records if "_s" in records else _scored(records, meta)
     if df.empty:
@@ -352,7 +360,9 @@ def role_strata(records: pd.DataFrame, meta: dict[str, Any], label: str) -> np.n
     if set(mine["instance"]) != set(scorable):
         return None
     mine = mine.assign(_s=np.where(mine["status"].isin(FAILED_STATUSES), 0.0, mine["_s"]))
-    grid = mine.pivot_table(index="rep", columns="instance", values="_s", aggfunc="mean").reindex(columns=scorable)
+    # a repetition is (master seed, rep): rep 0 of two master seeds are two repetitions, not one
+    index = ["master_seed", "rep"] if "master_seed" in mine and mine["master_seed"].notna().all() else ["rep"]
+    grid = mine.pivot_table(index=index, columns="instance", values="_s", aggfunc="mean").reindex(columns=scorable)
     grid = grid.dropna(axis=0, how="any")
     if grid.empty:
         return None
@@ -382,15 +392,15 @@ def task_roles(
     out: dict[str, str | None] = dict.fromkeys(ROLES)
     if df.empty:
         return out
-    from bench.claims import canonical_params
+    from bench.claims import is_registered
 
     def registered(g: pd.DataFrame) -> bool:
         meta_m = (methods or {}).get(str(g["method"].iloc[0]))
         if meta_m is None or "params" not in g.columns:
             return False
         tier = str(g["tier"].iloc[0]) if "tier" in g.columns else ""
-        want = canonical_params({**(meta_m.get("params") or {}), **((meta_m.get("tier_params") or {}).get(tier) or {})})
-        return canonical_params(g["params"].iloc[0]) == want
+        version = g["method_version"].iloc[0] if "method_version" in g.columns else None
+        return is_registered(g["params"].iloc[0], version, meta_m, tier)
 
     scores = {}
     for label, g in df.groupby("label"):
@@ -584,22 +594,29 @@ def profile_table(records: pd.DataFrame, meta: dict[str, Any], *, measure: str =
 def pareto_table(records: pd.DataFrame, meta: dict[str, Any]) -> pd.DataFrame:
     """One point per method: median ``wall_s`` against mean normalised score; ``pareto`` marks the front.
 
-    Columns: ``label, kind, wall_s, score, hardware, pareto``. ``score`` is the
-    mean over instances of the mean normalised score (instances with a
-    defined normalisation only); NaN for methods with no valid run.
+    Columns: ``label, kind, wall_s, score, instances, hardware, pareto``.
+    ``score`` is the mean over instances of the mean normalised score
+    (instances with a defined normalisation only); ``instances`` says on how
+    many of the records' instances the method has a valid run. A method
+    without a valid run on every instance gets no score (a mean over fewer
+    instances is not comparable; :func:`role_strata` refuses it too), so it
+    is neither plotted nor on the front.
     """
     df = _scored(records, meta)
-    cols = ["label", "kind", "wall_s", "score", "hardware", "pareto"]
+    cols = ["label", "kind", "wall_s", "score", "instances", "hardware", "pareto"]
     if df.empty:
         return pd.DataFrame(columns=cols)
     df["_hw"] = hardware_label(df)
+    n_inst = df["instance"].nunique()
     rows = []
     for label, g in df.groupby("label"):
         ok = g[g["status"] == "ok"]
         per_inst = ok.groupby("instance")["_s"].mean()
+        full = ok["instance"].nunique() == n_inst
         rows.append({"label": label, "kind": g["kind"].iloc[0],
                      "wall_s": float(pd.to_numeric(ok["wall_s"], errors="coerce").median()) if len(ok) else math.nan,
-                     "score": float(per_inst.mean()) if per_inst.notna().any() else math.nan,
+                     "score": float(per_inst.mean()) if full and per_inst.notna().any() else math.nan,
+                     "instances": f"{ok['instance'].nunique()} of {n_inst}",
                      "hardware": "; ".join(sorted(set(g["_hw"])))})  # fmt: skip
     out = pd.DataFrame(rows, columns=cols[:-1])
     out["pareto"] = pareto_front(out["wall_s"].to_numpy(), out["score"].to_numpy())

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from bench.claims import Claim, verdict
+from bench.claims import Claim, registered_records, verdict
 from bench.report import (
     ROLES,
     anytime_table,
@@ -84,10 +84,10 @@ def _overview_row(_data: Data, key: str, task: str) -> dict[str, Any]:
     meta = info["meta"]
     tier = preferred_tier(_data.task_records(task))
     df = _data.task_records(task, tier)
-    labels = with_labels(df)
-    kinds = labels.groupby("label")["kind"].first() if not labels.empty else pd.Series(dtype=str)
-    res = task_ranking(df, meta)
-    roles = task_roles(df, meta, _data.claims.get(task), _data.methods.get(task))
+    kinds = df.groupby("method")["kind"].first() if not df.empty else pd.Series(dtype=str)  # methods, not grid points
+    reg = registered_records(df, _data.methods.get(task))  # one entry per method in ranks and roles
+    res = task_ranking(reg, meta)
+    roles = task_roles(reg, meta, _data.claims.get(task), _data.methods.get(task))
     paper = roles["paper's method"]
     rank = f"{res.methods.index(paper) + 1} of {len(res.methods)}" if paper in res.methods else ("not ranked" if paper else "no method")
     v = _verdicts(_data, key, task)
@@ -119,7 +119,8 @@ def _aggregate(_data: Data, key: str, tasks: tuple[str, ...]) -> pd.DataFrame:
     inputs = {}
     for t in tasks:
         tier = preferred_tier(_data.task_records(t))
-        inputs[t] = (_data.task_records(t, tier), _data.tasks[t]["meta"], _data.claims.get(t, []), _data.methods.get(t))
+        reg = registered_records(_data.task_records(t, tier), _data.methods.get(t))
+        inputs[t] = (reg, _data.tasks[t]["meta"], _data.claims.get(t, []), _data.methods.get(t))
     return role_aggregate(inputs, seed=0)
 
 
@@ -259,9 +260,15 @@ def task_page(data: Data, key: str) -> None:
     table.to_parquet(buf, index=False)
     c2.download_button("download Parquet", buf.getvalue(), file_name=f"{task}-{tier}.parquet", mime="application/octet-stream")
 
-    kinds = with_labels(df).groupby("label")["kind"].first().to_dict()
+    reg = registered_records(df, data.methods.get(task))
+    kinds = with_labels(reg).groupby("label")["kind"].first().to_dict()
     st.subheader("Ranking within the task")
-    res = task_ranking(df, meta)
+    if len(reg) < len(df):
+        st.caption(
+            f"Ranks, the Pareto front and the profiles compare each method in its registered parameters; "
+            f"{len(df) - len(reg)} runs of other parameter sets (grids, side-by-sides) are in the table above only."
+        )
+    res = task_ranking(reg, meta)
     if len(res.methods) >= 2 and res.n_blocks >= 1:
         fr = "not applicable (fewer than 3 methods)" if math.isnan(res.friedman_p) else f"chi2 = {res.friedman_stat:.3g}, p = {res.friedman_p:.3g}"
         st.text(f"{res.n_blocks} instances as blocks. Friedman test: {fr}. Bars join methods whose Holm-corrected "
@@ -288,16 +295,20 @@ def task_page(data: Data, key: str) -> None:
             st.text("Each line is one run (method and seed); points are checkpoints the task verified, the last one the final answer.")
             st.altair_chart(charts.anytime_chart(tr, next(m["direction"] for m in meta["metrics"] if m["name"] == primary), primary), width="stretch")
     with t2:
-        pts = pareto_table(df, meta)
+        pts = pareto_table(reg, meta)
         if pts.dropna(subset=["wall_s", "score"]).empty:
             st.text("No method has both a time and a normalised score here.")
         else:
             st.altair_chart(charts.pareto_chart(pts), width="stretch")
+            partial = pts[pts["score"].isna() & pts["wall_s"].notna()]
+            if not partial.empty:
+                st.text("Not plotted (no valid run on every instance, so no comparable mean): "
+                        + "; ".join(f"{r.label} ({r.instances})" for r in partial.itertuples()))
             if len(hw) > 1:
                 st.text("Caution: the points come from different machines (hover for the hardware).")
     with t3:
-        st.altair_chart(charts.profile_chart(profile_table(df, meta, measure="quality"), kinds, f"Dolan-Moré profile of {primary}"), width="stretch")
-        st.altair_chart(charts.profile_chart(profile_table(df, meta, measure="time"), kinds, "Dolan-Moré profile of method time"), width="stretch")
+        st.altair_chart(charts.profile_chart(profile_table(reg, meta, measure="quality"), kinds, f"Dolan-Moré profile of {primary}"), width="stretch")
+        st.altair_chart(charts.profile_chart(profile_table(reg, meta, measure="time"), kinds, "Dolan-Moré profile of method time"), width="stretch")
     if not pt.empty:
         with st.expander(f"every number the paper reports ({len(pt)} rows, not ours)"):
             st.dataframe(pt, hide_index=True)
@@ -386,7 +397,7 @@ def method_page(data: Data, key: str) -> None:
         st.warning(f"{name}'s runs come from {prov_df['hardware'].nunique()} machines; its times are not comparable across them.")
     st.markdown("**Commands that reproduce each row**")
     table = summary_table(mine, data.tasks[task]["meta"])
-    st.dataframe(table[["instance", "method", "runs", "mean", *STATUSES, "hardware", "command"]], hide_index=True)
+    st.dataframe(table[["instance", "tier", "method", "runs", "mean", *STATUSES, "hardware", "command"]], hide_index=True)
     st.markdown("**Sweeps that produced these runs**")
     sweeps = set(mine["sweep"].astype(str)) if "sweep" in mine else set()
     for p in data.provenance.values():

@@ -467,3 +467,28 @@ def test_a_rerun_of_one_configuration_and_seed_counts_once_the_last_finished():
     new = [{**r, "finished_at": 2.0} for r in with_params(runs("ros", {"G1": [0.95, 0.96], "G2": [0.94, 0.95]}), DEFAULT)]
     v = judge(threshold(">=", 0.9), frame(new + old), methods=REGISTERED)
     assert v.verdict == "confirmed" and v.n_runs == 4 and v.estimate == pytest.approx(0.95)
+
+
+def test_is_registered_fills_parameters_added_later_and_checks_the_version():
+    from bench.claims import is_registered
+
+    meta = {"version": "2", "params": {"steps": None, "max_gib": 1.0}, "tier_params": {"full": {"steps": 100}}}
+    assert is_registered('{"steps": null, "max_gib": 1.0}', "2", meta, "standard")
+    assert is_registered('{"steps": null}', "2", meta, "standard")  # recorded before max_gib existed
+    assert not is_registered('{"steps": null, "max_gib": 8.0}', "2", meta, "standard")  # a --param override
+    assert not is_registered('{"steps": null, "knob": 1}', "2", meta, "standard")  # a parameter it does not have
+    assert not is_registered('{"steps": null}', "1", meta, "standard")  # an older version
+    assert is_registered('{"steps": 100, "max_gib": 1.0}', "2", meta, "full")  # tier_params apply per tier
+    assert not is_registered('{"steps": null, "max_gib": 1.0}', "2", meta, "full")
+
+
+def test_registered_records_keeps_one_configuration_per_method_and_tier():
+    from bench.claims import registered_records
+
+    good = with_params(runs("ros", GOOD), DEFAULT)
+    grid = with_params(runs("ros", {"G1": [0.1], "G2": [0.1]}), GRID)
+    base = with_params(runs("greedy", {"G1": [0.5], "G2": [0.5]}), "{}")
+    df = frame(good + grid + base)
+    kept = registered_records(df, REGISTERED)
+    assert set(kept["params"]) == {DEFAULT, "{}"} and len(kept) == 8
+    assert registered_records(df, None) is df  # no metadata: a local grid stays rankable point by point

@@ -252,8 +252,11 @@ def test_plots_tables(bundles):
     tr = anytime_table(df, meta)
     assert set(tr["label"]) == {"toy-refine"}
     assert len(tr) == 3 * 2 * 4  # 3 instances x 2 seeds x (3 checkpoints + final)
-    pts = pareto_table(df, meta)
+    pts = pareto_table(df, meta).set_index("label")
     assert pts["pareto"].any() and set(pts["kind"]) == {"method", "baseline"}
+    # toy-first has no valid run on one instance: no comparable mean, so neither a score nor a front point
+    assert pts.loc["toy-first", "instances"] == "2 of 3" and math.isnan(pts.loc["toy-first", "score"])
+    assert not pts.loc["toy-first", "pareto"] and pts.loc["toy-sample-mean", "instances"] == "3 of 3"
     prof = profile_table(df, meta)
     first = prof[prof["label"] == "toy-first"]
     assert first["fraction"].max() <= 2 / 3  # it has no result on one of 3 instances
