@@ -502,7 +502,8 @@ def versus_paper(
     Parameters
     ----------
     records : DataFrame
-        Records of one task (any tiers; only ``ok`` runs of ``method`` count).
+        Records of one task (any tiers; only ``ok`` runs of ``method`` count, and
+        of each instance only those of one tier: the one with the most valid runs).
     paper_results : list of dict
         The task's ``paper_results`` entries (instance, method, metric, value, source).
     meta : dict
@@ -539,6 +540,14 @@ def versus_paper(
     if "tier" in mine.columns:
         mine = pd.concat([configuration(g, method, str(t), methods)[0] for t, g in mine.groupby("tier", sort=True)] or [mine])
     ok = mine[mine["status"] == "ok"]
+    if "tier" in ok.columns and not ok.empty:
+        # one tier per instance (a seed run in two tiers ran with two budgets): the most valid runs,
+        # ties to standard, then full, then smoke
+        pref = {"standard": 0, "full": 1, "smoke": 2}
+        n = ok.groupby(["instance", "tier"]).size().reset_index(name="n")
+        n["_p"] = n["tier"].map(pref).fillna(3)
+        best = n.sort_values(["instance", "n", "_p"], ascending=[True, False, True]).drop_duplicates("instance")
+        ok = ok.merge(best[["instance", "tier"]], on=["instance", "tier"])
     values = {i: pd.to_numeric(g[col], errors="coerce").dropna().to_numpy() for i, g in ok.groupby("instance", sort=False)}
     rows = []
     for p in paper:

@@ -210,6 +210,19 @@ def test_ranking_uses_complete_blocks_and_says_what_it_left_out(bundles):
     assert kres.methods[-1] == "random-fill" and kres.n_blocks == 2
 
 
+def test_versus_paper_takes_one_tier_per_instance():
+    from bench.report import versus_paper
+
+    rec = pd.DataFrame({
+        "method": ["m"] * 4, "instance": ["a"] * 4, "status": ["ok"] * 4,
+        "tier": ["standard"] * 3 + ["full"],  # the full-tier run had a longer budget: not the same measurement
+        "metric.cut": [10.0, 11.0, 12.0, 50.0],
+    })  # fmt: skip
+    paper = [{"instance": "a", "method": "m", "metric": "cut", "value": 14.0, "source": "T1"}]
+    t = versus_paper(rec, paper, {"primary": "cut"}, "m").set_index("instance")
+    assert t.loc["a", "runs"] == 3 and t.loc["a", "ours"] == 11.0
+
+
 def test_versus_paper_bounds_our_mean_against_the_papers_single_run():
     from bench.report import versus_paper
 
