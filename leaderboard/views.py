@@ -78,6 +78,14 @@ def _verdicts(_data: Data, key: str, task: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _best(res: Any) -> str:
+    """The method with the best mean rank, or every method tied for it (never a tie broken by name)."""
+    if not res.methods:
+        return "–"
+    top = [m for m, r in zip(res.methods, res.mean_ranks, strict=True) if math.isclose(r, res.mean_ranks[0])]
+    return top[0] if len(top) == 1 else f"tie: {', '.join(top)}"
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def _overview_row(_data: Data, key: str, task: str) -> dict[str, Any]:
     info = _data.tasks[task]
@@ -101,7 +109,7 @@ def _overview_row(_data: Data, key: str, task: str) -> dict[str, Any]:
         "methods": int((kinds == "method").sum()),
         "baselines": int((kinds == "baseline").sum()),
         "instances": int(df["instance"].nunique()) if not df.empty else 0,
-        "best (mean rank)": res.methods[0] if res.methods else "–",
+        "best (mean rank)": _best(res),
         "paper's method": paper or "–",
         "its rank": rank,
         "verdicts": ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no claims",

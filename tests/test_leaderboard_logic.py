@@ -377,3 +377,13 @@ def test_labels_name_only_the_parameters_that_differ():
     ]
     labels = list(with_labels(pd.DataFrame(rows))["label"])
     assert labels == ["pd[keep_flaws=[]]", "pd[keep_flaws=['score']]", "pd[keep_flaws=[]]", "ddpm[lr=unset]", "ddpm[lr=0.001]"]
+
+
+def test_overview_names_every_method_tied_for_the_best_mean_rank():
+    from types import SimpleNamespace
+
+    from leaderboard.views import _best
+
+    assert _best(SimpleNamespace(methods=["b", "a", "c"], mean_ranks=[1.5, 1.5, 3.0])) == "tie: b, a"
+    assert _best(SimpleNamespace(methods=["b", "a"], mean_ranks=[1.0, 2.0])) == "b"
+    assert _best(SimpleNamespace(methods=[], mean_ranks=[])) == "–"
