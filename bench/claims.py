@@ -202,18 +202,18 @@ def configuration(df: pd.DataFrame, method: str, tier: str, methods: dict[str, d
     note = ""
     if "params" in sub.columns and not sub.empty:
         sets = sub["params"].map(canonical_params)
-        if sets.nunique() > 1:
-            meta = (methods or {}).get(method)
-            if meta is not None:
-                versions = sub["method_version"] if "method_version" in sub.columns else pd.Series(None, index=sub.index)
-                keep = [is_registered(p, v, meta, tier) for p, v in zip(sub["params"], versions, strict=True)]
-                sub = sub[keep]
-                if sub.empty:
-                    return sub, f"no {tier}-tier run of {method!r} with its registered parameters ({sets.nunique()} other sets)"
-            else:
-                top = sets.value_counts().sort_index(kind="stable").idxmax()
-                sub = sub[sets == top]
-                note = f"{method!r}: its most-run of {sets.nunique()} parameter sets"
+        meta = (methods or {}).get(method)
+        if meta is not None:
+            versions = sub["method_version"] if "method_version" in sub.columns else pd.Series(None, index=sub.index)
+            keep = [is_registered(p, v, meta, tier) for p, v in zip(sub["params"], versions, strict=True)]
+            sub = sub[keep]
+            if sub.empty:
+                n = sets.nunique()
+                return sub, f"no {tier}-tier run of {method!r} with its registered version and parameters ({n} other set{'s' * (n > 1)})"
+        elif sets.nunique() > 1:
+            top = sets.value_counts().sort_index(kind="stable").idxmax()
+            sub = sub[sets == top]
+            note = f"{method!r}: its most-run of {sets.nunique()} parameter sets"
     key = ["instance", _pair_key(sub)]
     if set(key) <= set(sub.columns) and sub.duplicated(key).any():
         order = sub.sort_values("finished_at", kind="stable") if "finished_at" in sub.columns else sub

@@ -449,7 +449,7 @@ def test_without_metadata_the_most_run_parameter_set_counts_and_the_reason_says_
 def test_no_run_with_the_registered_parameters_is_not_testable():
     df = frame(with_params(runs("ros", GOOD), GRID) + with_params(runs("ros", {"G1": [0.5], "G2": [0.5]}), '{"keep_flaws": ["score"]}'))
     v = judge(threshold(">=", 0.9), df, methods=REGISTERED)
-    assert v.verdict == "not testable here" and "registered parameters" in v.reason
+    assert v.verdict == "not testable here" and "registered version and parameters" in v.reason
 
 
 def test_versus_pairs_runs_with_the_same_job_seed_not_the_same_repetition():
@@ -492,3 +492,11 @@ def test_registered_records_keeps_one_configuration_per_method_and_tier():
     kept = registered_records(df, REGISTERED)
     assert set(kept["params"]) == {DEFAULT, "{}"} and len(kept) == 8
     assert registered_records(df, None) is df  # no metadata: a local grid stays rankable point by point
+
+
+def test_a_single_parameter_set_that_is_not_the_registered_one_is_not_judged():
+    # only an ablation point ran on the claim's instances: it is not the method as registered
+    df = frame(with_params(runs("ros", GOOD), GRID))
+    v = judge(threshold(">=", 0.9), df, methods=REGISTERED)
+    assert v.verdict == "not testable here" and "1 other set)" in v.reason
+    assert judge(threshold(">=", 0.9), df).verdict == "confirmed"  # without metadata it is all there is
