@@ -366,7 +366,9 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
     bundle, or one superseding it in turn, holds the same job key, or lists
     the record's method in its ``supersedes_methods`` (a rerun of a method
     whose version changed); ``superseded`` maps each old bundle to its
-    replacements.
+    replacements. A task's ``tasks``/``claims``/``paper_results`` come from
+    its newest bundle by the manifest's ``created_at`` (name to break ties),
+    and each method's ``methods`` entry from the newest bundle holding it.
     """
     root = Path(results_dir)
     frames = []
@@ -403,6 +405,7 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
     out.superseded = _superseded(loaded, out.warnings)
     keys = {bdir.name: set(df["key"]) for bdir, _, df, *_ in loaded}
     methods = {bdir.name: set(manifest.get("supersedes_methods") or []) for bdir, manifest, *_ in loaded}
+    meta_sources = []
     for bdir, manifest, df, tjson, cjson, mjson in loaded:
         by = _replacements(bdir.name, out.superseded)
         replaced = set().union(*(keys[b] for b in by))
@@ -417,6 +420,10 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
         df["origin"] = manifest.get("origin", "?")
         frames.append(df)
         out.manifests[str(bdir)] = manifest
+        meta_sources.append((str(manifest.get("created_at") or ""), bdir.name, name, tjson, cjson, mjson))
+    # a task's metadata (task.json, claims.json) comes from its newest bundle by creation time, and
+    # each method's entry from the newest bundle that holds it: not from whichever name sorts last
+    for _, _, name, tjson, cjson, mjson in sorted(meta_sources, key=lambda m: (m[0], m[1])):
         out.tasks[name] = tjson
         out.claims[name] = cjson.get("claims", [])
         out.paper_results[name] = cjson.get("paper_results", [])

@@ -423,15 +423,29 @@ def cmd_verify(a: argparse.Namespace) -> int:
     from bench.store import Store
     from bench.verify import verify_frame
 
+    if a.task:
+        from bench.registry import get_task
+
+        get_task(a.task)  # an unknown name is a usage error, not "nothing to verify"
+    skipped: list[str] = []
     if a.results and not a.store:
-        b = load_bundles(a.results, a.task)
+        if not Path(a.results).is_dir():
+            raise _Usage(f"--results {a.results}: no such directory")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the same messages are in b.warnings, printed below
+            b = load_bundles(a.results, a.task)
         df, root = b.records, Path(a.results)
+        skipped = [w for w in b.warnings if "bundle skipped" in w]
+        for w in skipped:  # a bundle whose files no longer match its manifest is itself a failed check
+            print(f"not verified: {w}")
     else:
         store = Store(a.store)
         df, root = store.frame(a.task), store.root
     if df.empty:
         print("nothing to verify")
-        return 0
+        if skipped:
+            print(f"{len(skipped)} bundle(s) skipped: their files no longer match their manifests")
+        return 1 if skipped else 0
     if a.sample:
         df = df[df["status"].isin(["ok", "invalid"])]
         df = df.sample(frac=1.0, random_state=0).groupby(["task", "method"]).head(a.sample)
@@ -443,7 +457,9 @@ def cmd_verify(a: argparse.Namespace) -> int:
         if c.outcome != "match":
             print(f"{c.outcome}: {c.task}/{c.instance} {c.method} {c.key[:12]}: {c.detail}")
     print(", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing to verify")
-    return 1 if counts.get("mismatch") else 0
+    if skipped:
+        print(f"{len(skipped)} bundle(s) skipped: their files no longer match their manifests")
+    return 1 if counts.get("mismatch") or skipped else 0
 
 
 def cmd_publish(a: argparse.Namespace) -> int:

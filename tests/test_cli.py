@@ -161,6 +161,19 @@ def test_publish_claims_verify(cli, toy_run, tmp_path):
     wire.save_npz(str(sol), np.array(123.0))
     rc, out, _ = cli("verify", "--task", "toy-mean", "--results", results)
     assert rc == 1 and "mismatch" in out
+    # tamper with the records: the bundle no longer matches its manifest and is skipped, which
+    # verify must report as a failure, not as "nothing to verify"
+    import pandas as pd
+
+    df = pd.read_parquet(b / "records.parquet")
+    df.loc[0, "metric.abs_err"] = 0.0
+    df.to_parquet(b / "records.parquet")
+    rc, out, _ = cli("verify", "--task", "toy-mean", "--results", results)
+    assert rc == 1 and "not verified" in out and "records.parquet" in out and "1 bundle(s) skipped" in out
+    rc, _, err = cli("verify", "--task", "toy-meen", "--results", results)
+    assert rc == 2 and "toy-meen" in err
+    rc, _, err = cli("verify", "--task", "toy-mean", "--results", tmp_path / "nowhere")
+    assert rc == 2 and "no such directory" in err
 
 
 def test_publish_can_leave_out_large_solutions_and_verify_says_so(cli, toy_run, tmp_path):

@@ -69,7 +69,7 @@ def test_a_file_changed_after_publishing_skips_its_bundle_by_name(results_copy, 
 def test_a_job_published_twice_counts_once(results_copy, bundles):  # noqa: F811
     import shutil
 
-    src = next((results_copy / "knapsack").iterdir())
+    src = next((results_copy / "toy-mean").iterdir())
     again = src.parent / "29990101-submitted-again"  # the same records, in a later bundle
     shutil.copytree(src, again)
     manifest = json.loads((again / "manifest.json").read_text())
@@ -387,3 +387,28 @@ def test_overview_names_every_method_tied_for_the_best_mean_rank():
     assert _best(SimpleNamespace(methods=["b", "a", "c"], mean_ranks=[1.5, 1.5, 3.0])) == "tie: b, a"
     assert _best(SimpleNamespace(methods=["b", "a"], mean_ranks=[1.0, 2.0])) == "b"
     assert _best(SimpleNamespace(methods=[], mean_ranks=[])) == "–"
+
+
+def test_task_metadata_comes_from_the_newest_bundle_not_the_last_name(results_copy):  # noqa: F811
+    import hashlib
+    import shutil
+
+    src = next((results_copy / "toy-mean").iterdir())
+    # an older bundle whose name sorts last, with different claims: its metadata must not win
+    old = results_copy / "toy-mean" / "29991231-submitted-zzzzzzzzzz"
+    shutil.copytree(src, old)
+    claims = json.loads((old / "claims.json").read_text())
+    claims["claims"] = claims["claims"][:1] + [{**claims["claims"][0], "id": "stale-claim"}]
+    (old / "claims.json").write_text(json.dumps(claims))
+    manifest = json.loads((old / "manifest.json").read_text())
+    manifest["files"]["claims.json"] = hashlib.sha256((old / "claims.json").read_bytes()).hexdigest()
+    manifest["created_at"] = "2000-01-01T00:00:00Z"
+    manifest["bundle"] = old.name
+    (old / "manifest.json").write_text(json.dumps(manifest))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the copy's records repeat the original's job keys
+        b = load_bundles(results_copy)
+    ids = [c["id"] for c in b.claims["toy-mean"]]
+    assert "stale-claim" not in ids and ids == [c["id"] for c in json.loads((src / "claims.json").read_text())["claims"]]
