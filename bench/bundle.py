@@ -258,11 +258,14 @@ def _drop_already_published(
 
 
 def _may_supersede(new_origin: str | None, old_origin: str | None) -> bool:
-    """A submitted bundle may not replace the maintainers' records; every other pair may."""
-    return not (new_origin == "submitted" and old_origin == "maintainers")
+    """Only a maintainers' bundle may replace the maintainers' records (a submitted bundle, or one
+    that names no origin, may not); every other pair may."""
+    return not (old_origin == "maintainers" and new_origin != "maintainers")
 
 
 def _check_supersedable(task_dir: Path, old: str, origin: str) -> None:
+    if not old or old in (".", "..") or Path(old).name != old:
+        raise PublishError(f"--supersedes {old!r}: give the bundle's directory name (for example 20261202-maintainers-0123456789), not a path")
     mpath = task_dir / old / "manifest.json"
     if not mpath.exists():
         have = sorted(p.parent.name for p in task_dir.glob("*/manifest.json"))
@@ -296,6 +299,14 @@ class Bundles:
 #: Files whose sha256 is checked against the manifest on every load (the solutions,
 #: which are large, are checked per record by ``bench verify``).
 _HASHED_ON_LOAD = ("records.parquet", "task.json", "claims.json", "methods.json")
+
+
+def _read_json(path: Path) -> Any:
+    """``path`` parsed as JSON; a syntax error names the file."""
+    try:
+        return json.loads(path.read_text())
+    except ValueError as exc:
+        raise ValueError(f"{path.name}: not valid JSON ({exc})") from None
 
 
 def _check_hashes(bdir: Path, manifest: dict[str, Any]) -> None:
@@ -389,9 +400,15 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
             absent = [c for c in REQUIRED_COLUMNS if c not in df.columns]
             if absent:
                 raise ValueError(f"records.parquet lacks columns {absent}")
-            tjson = json.loads((bdir / "task.json").read_text())
-            cjson = json.loads((bdir / "claims.json").read_text())
-            mjson = json.loads((bdir / "methods.json").read_text()) if (bdir / "methods.json").exists() else []
+            tjson = _read_json(bdir / "task.json")
+            cjson = _read_json(bdir / "claims.json")
+            mjson = _read_json(bdir / "methods.json") if (bdir / "methods.json").exists() else []
+            if not isinstance(tjson, dict) or not isinstance(tjson.get("meta"), dict):
+                raise ValueError("task.json: no 'meta' table")
+            if not isinstance(cjson, dict) or not isinstance(cjson.get("claims", []), list) or not isinstance(cjson.get("paper_results", []), list):
+                raise ValueError("claims.json: not a table with 'claims' and 'paper_results' lists")
+            if not isinstance(mjson, list) or not all(isinstance(m, dict) and isinstance(m.get("name"), str) for m in mjson):
+                raise ValueError("methods.json: not a list of method entries with a 'name'")
             for field_name, what in (("supersedes", "bundle names"), ("supersedes_methods", "method names")):
                 value = manifest.get(field_name) or []
                 if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
@@ -430,15 +447,21 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
         out.methods.setdefault(name, {}).update({m["name"]: m for m in mjson})
     if frames:
         records = pd.concat(frames, ignore_index=True, sort=False)
-        dup = records["key"].duplicated(keep="first")
+        # of a job published twice, the maintainers' copy wins over a submitted one, then the first
+        # published (manifest created_at), whatever the bundles' names
+        created = {str(m.get("bundle", Path(k).name)): str(m.get("created_at") or "") for k, m in out.manifests.items()}
+        rank = pd.DataFrame({"_o": (records["origin"] != "maintainers").astype(int), "_c": records["bundle"].map(created).fillna(""),
+                             "_b": records["bundle"].astype(str)})  # fmt: skip
+        order = rank.sort_values(["_o", "_c", "_b"], kind="stable").index
+        dup = pd.Series(records.loc[order, "key"].duplicated(keep="first").to_numpy(), index=order).reindex(records.index)
         if dup.any():  # the same job published twice would count twice in every mean and CI
-            first = records.drop_duplicates("key").set_index("key")["bundle"]
+            first = records[~dup].set_index("key")["bundle"]
             for bundle, rows in records[dup].groupby("bundle", sort=True):
                 kept = sorted(set(first.loc[rows["key"]]))
                 msg = (
                     f"{bundle}: {len(rows)} records repeat jobs (same job key) already published in "
-                    f"{', '.join(kept)}; the first published copy is kept (to replace it, publish the rerun "
-                    "with `bench publish --supersedes <old bundle>`)"
+                    f"{', '.join(kept)}; that copy is kept (the maintainers', else the first published; to "
+                    "replace it, publish the rerun with `bench publish --supersedes <old bundle>`)"
                 )
                 out.warnings.append(msg)
                 warnings.warn(msg, stacklevel=2)

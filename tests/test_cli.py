@@ -210,6 +210,8 @@ def test_a_rerun_published_with_supersedes_replaces_the_old_bundle(cli, toy_run,
     (old,) = (results / "toy-mean").iterdir()
     rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers", "--supersedes", "20000101-nope")
     assert rc == 2 and "--supersedes 20000101-nope: no such bundle" in err and old.name in err
+    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers", "--supersedes", f"{old.name}/")
+    assert rc == 2 and "give the bundle's directory name" in err  # a path would match no bundle at load time
     rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--supersedes", old.name)
     assert rc == 2 and "submitted bundle cannot replace the maintainers'" in err
     rc, out, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers", "--supersedes", old.name)

@@ -69,7 +69,7 @@ def test_a_file_changed_after_publishing_skips_its_bundle_by_name(results_copy, 
 def test_a_job_published_twice_counts_once(results_copy, bundles):  # noqa: F811
     import shutil
 
-    src = next((results_copy / "toy-mean").iterdir())
+    src = next((results_copy / "knapsack").iterdir())
     again = src.parent / "29990101-submitted-again"  # the same records, in a later bundle
     shutil.copytree(src, again)
     manifest = json.loads((again / "manifest.json").read_text())
@@ -412,3 +412,35 @@ def test_task_metadata_comes_from_the_newest_bundle_not_the_last_name(results_co
         b = load_bundles(results_copy)
     ids = [c["id"] for c in b.claims["toy-mean"]]
     assert "stale-claim" not in ids and ids == [c["id"] for c in json.loads((src / "claims.json").read_text())["claims"]]
+
+
+def test_the_maintainers_copy_of_a_job_wins_and_bad_metadata_skips_a_bundle(results_copy, bundles):  # noqa: F811
+    import shutil
+    import warnings
+
+    from leaderboard_fixtures import rehash
+
+    knap = next((results_copy / "knapsack").iterdir())  # maintainers
+    early = knap.parent / "20000101-submitted-early"  # a submitted copy that sorts first and claims an older date
+    shutil.copytree(knap, early)
+    manifest = json.loads((early / "manifest.json").read_text())
+    (early / "manifest.json").write_text(json.dumps({**manifest, "bundle": early.name, "origin": "submitted", "created_at": "2000-01-01T00:00:00Z"}))
+    rehash(early)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        b = load_bundles(results_copy)
+    assert set(b.records.loc[b.records["task"] == "knapsack", "bundle"]) == {knap.name}
+    assert [w for w in b.warnings if w.startswith(early.name) and "repeat jobs" in w]
+    # a bundle that names no origin may not supersede the maintainers' one either
+    (early / "manifest.json").write_text(json.dumps({**manifest, "bundle": early.name, "supersedes": [knap.name]}
+                                                    | {"origin": None}))  # fmt: skip
+    rehash(early)
+    with pytest.warns(UserWarning, match="cannot supersede the maintainers' bundle"):
+        b = load_bundles(results_copy)
+    assert not b.superseded
+    # a methods.json entry without a name: the bundle is skipped with a message naming the file
+    (early / "methods.json").write_text(json.dumps([{"version": "1"}]))
+    rehash(early)
+    with pytest.warns(UserWarning, match="methods.json: not a list of method entries"):
+        b = load_bundles(results_copy)
+    assert set(b.records["bundle"]) == set(bundles.records["bundle"])
