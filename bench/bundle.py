@@ -166,6 +166,13 @@ def publish(
     bundle_id = f"{time.strftime('%Y%m%d', time.gmtime())}-{origin}-{bundle_hash}"
     for existing in task_dir.glob(f"*-{bundle_hash}"):
         raise PublishError(f"these results are already published as {existing}")
+    lost = [(r.key, r.solution_file) for r in records if r.solution_file and not (store.root / r.solution_file).exists()]
+    if lost:  # a record whose solution is gone cannot be re-verified: say so, never publish it silently without
+        key, path = lost[0]
+        raise PublishError(
+            f"{len(lost)} record(s) name a solution file missing from the store {store.root}, e.g. {path} (job {key[:12]}); "
+            "rerun those jobs with `bench run ... --force`, or restore the files"
+        )
     out = task_dir / bundle_id
     tmp = task_dir / f".{bundle_id}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -388,6 +395,8 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
     loaded = []
     for mpath in sorted(root.glob(pattern)):
         bdir = mpath.parent
+        if bdir.name.startswith("."):  # a publish in progress (``.<bundle>.tmp``), not a bundle yet
+            continue
         try:
             manifest = json.loads(mpath.read_text())
             if not isinstance(manifest, dict) or manifest.get("schema_version") != SCHEMA_VERSION:

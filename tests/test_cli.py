@@ -348,3 +348,29 @@ def test_instances_without_tier_get_the_tier_that_holds_them(capsys):
     assert _run_tier("pde", "smoke", ["burgers-nu0.02-N10800"]) == "smoke"  # explicit: obeyed, with a warning
     assert "burgers-nu0.02-N10800 not in the smoke tier" in capsys.readouterr().err
     assert _run_tier("pde", None, ["burgers-nu0.005-N300"]) == "smoke" and capsys.readouterr().err == ""  # in no tier
+
+
+def test_publish_refuses_records_whose_solution_left_the_store(cli, toy_run, tmp_path):
+    import shutil
+
+    store = tmp_path / "store"
+    shutil.copytree(toy_run, store)
+    victim = next(store.glob("toy-mean/*/*.npz"))
+    victim.unlink()  # a store file lost after its record was written
+    rc, _, err = cli("publish", "--task", "toy-mean", "--store", store, "--results", tmp_path / "results")
+    assert rc == 2 and "missing from the store" in err and victim.name in err
+    assert not (tmp_path / "results" / "toy-mean").exists() or not any((tmp_path / "results" / "toy-mean").iterdir())
+
+
+def test_a_publish_in_progress_is_not_read_as_a_bundle(cli, toy_run, tmp_path):
+    import shutil
+
+    from bench.bundle import load_bundles
+
+    results = tmp_path / "results"
+    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results)
+    assert rc == 0, err
+    (b,) = (results / "toy-mean").iterdir()
+    shutil.copytree(b, b.parent / f".{b.name}-again.tmp")  # what a crash mid-publish would leave
+    loaded = load_bundles(results, "toy-mean")
+    assert list(loaded.manifests) == [str(b)] and not loaded.warnings
