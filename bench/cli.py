@@ -441,16 +441,11 @@ def cmd_verify(a: argparse.Namespace) -> int:
     else:
         store = Store(a.store)
         df, root = store.frame(a.task), store.root
-    if df.empty:
-        print("nothing to verify")
-        if skipped:
-            print(f"{len(skipped)} bundle(s) skipped: their files no longer match their manifests")
-        return 1 if skipped else 0
-    if a.sample:
+    if a.sample and not df.empty:
         df = df[df["status"].isin(["ok", "invalid"])]
         df = df.sample(frac=1.0, random_state=0).groupby(["task", "method"]).head(a.sample)
         print(f"spot-check: {len(df)} records ({a.sample} per method and task, seed 0)")
-    checks = verify_frame(df, root)
+    checks = verify_frame(df, root) if not df.empty else []
     counts: dict[str, int] = {}
     for c in checks:
         counts[c.outcome] = counts.get(c.outcome, 0) + 1
@@ -618,11 +613,7 @@ def _cmd_versus_paper(a: argparse.Namespace) -> int:
     df, meta = _frame_for(a)
     paper_method = a.paper_method or a.versus_paper
     metric = a.metric or meta["primary"]
-    registered = None  # a run store has no methods.json
-    if getattr(a, "results", None) and not getattr(a, "store", None):
-        from bench.bundle import load_bundles
-
-        registered = load_bundles(a.results, a.task).methods.get(a.task, {})
+    registered = getattr(a, "registered", None)  # set by _frame_for from the bundles; a run store has none
     table = versus_paper(df, _paper_results(a), meta, a.versus_paper, paper_method=paper_method, metric=metric, methods=registered)
     if table.empty:
         raise _Usage(

@@ -63,6 +63,15 @@ def test_published_solutions_rescore_to_the_published_metrics(cli, task):
     assert rc == 0 and "mismatch" not in out, out + err
 
 
+def assert_readme_quotes(printed: str, readme: Path, prefix: str, n: int) -> None:
+    """Every line of ``printed`` that starts with ``prefix`` (``n`` of them) stands in ``readme``."""
+    rows = [line for line in printed.splitlines() if line.startswith(prefix)]
+    assert len(rows) == n
+    text = readme.read_text()
+    for row in rows:
+        assert row in text, row
+
+
 def test_the_official_ros_side_by_side_table_is_what_its_script_prints(capsys):
     """methods/maxcut/README.md quotes `_official_ros.py compare` on the kept official runs."""
     from tasks.maxcut import _official_ros
@@ -70,11 +79,7 @@ def test_the_official_ros_side_by_side_table_is_what_its_script_prints(capsys):
     bundle = RESULTS / "maxcut" / "20261202-maintainers-c9247eccc0"
     _official_ros.main(["compare", str(ROOT / "tasks/maxcut/official_ros_k3.jsonl"), str(bundle)])
     printed = capsys.readouterr().out
-    readme = (ROOT / "methods" / "maxcut" / "README.md").read_text()
-    rows = [line for line in printed.splitlines() if line.startswith("| G")]
-    assert len(rows) == 10
-    for row in rows:
-        assert row in readme, row
+    assert_readme_quotes(printed, ROOT / "methods" / "maxcut" / "README.md", "| G", 10)
     assert "official: mean 0.9303, per repetition 0.9313 / 0.9301 / 0.9296 (30 runs)" in printed
 
 
@@ -83,12 +88,7 @@ def test_the_manifold_quality_target_table_is_what_its_script_prints(capsys):
     from tasks.manifold_diffusion import _quality_target
 
     _quality_target.main(["--results", str(RESULTS)])
-    printed = capsys.readouterr().out
-    readme = (ROOT / "tasks" / "manifold_diffusion" / "README.md").read_text()
-    rows = [line for line in printed.splitlines() if line.startswith("| `")]
-    assert len(rows) == 2
-    for row in rows:
-        assert row in readme, row
+    assert_readme_quotes(capsys.readouterr().out, ROOT / "tasks" / "manifold_diffusion" / "README.md", "| `", 2)
     # the paper's configuration is behind rsgm on SO(6): the interval is computed, not written
     t = _quality_target.target_table(RESULTS).set_index(["model", "instance"])
     assert t.loc[("projected-diffusion", "so6"), "reading"] == "behind" and t.loc[("projected-diffusion", "so6"), "pairs"] == 3

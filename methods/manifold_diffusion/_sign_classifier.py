@@ -18,7 +18,6 @@ which uses the mixture centres. The leading underscore keeps it out of method di
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import torch
@@ -62,9 +61,8 @@ def draw_signs(clf: MLPClassifier, rows: np.ndarray, rng: np.random.Generator) -
 
 def main(argv: list[str] | None = None) -> int:
     import tasks.manifold_diffusion as md
-    from bench.runner import derive_seed
+    from methods.manifold_diffusion._dev import train_as_job
     from methods.manifold_diffusion.common import canonical_rows
-    from methods.manifold_diffusion.projected import PARAMS, TUNED, ProjectedDiffusion
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--instance", default="so6", help="an SO(n) instance of the task (so3, so6)")
@@ -72,18 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rep", type=int, default=0)
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
-    task = md.ManifoldDiffusion()
-    inst = task.load(a.instance)
-    if inst.data["manifold"] != "so":
+    spec = md.ManifoldDiffusion().all_instances().get(a.instance)
+    if spec is None or spec.params["manifold"] != "so":
         raise SystemExit(f"error: {a.instance}: not an SO(n) instance")
-    seed = derive_seed(a.master_seed, "manifold-diffusion", a.instance, a.rep)
-    model = ProjectedDiffusion(inst, seed=seed, budget=1e9, **{**PARAMS, **TUNED})
-    sess = md.TrainSampleSession(inst)
-    t0 = time.perf_counter()
-    sess.apply(model.select(sess.state()))
-    train_s = time.perf_counter() - t0
-    with torch.no_grad():
-        x = model.sample(int(inst.data["n_samples"]), int(inst.data["sample_steps"]))
+    task, inst, model, seed, train_s, x = train_as_job(a.instance, a.master_seed, a.rep)
 
     def c2st(points: np.ndarray) -> float:
         return task.evaluate(inst, {"samples": points, "train_s": 0.0, "sample_s": 0.0})["c2st"]

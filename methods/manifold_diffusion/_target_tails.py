@@ -24,7 +24,6 @@ discovery.
 from __future__ import annotations
 
 import argparse
-import time
 from typing import Any
 
 import numpy as np
@@ -86,20 +85,9 @@ def _tails(instances: list[str], batch: int) -> None:
 
 
 def _clip(instance: str, cap: float, master_seed: int, rep: int) -> None:
-    import tasks.manifold_diffusion as md
-    from bench.runner import derive_seed
-    from methods.manifold_diffusion.projected import PARAMS, TUNED, ProjectedDiffusion
+    from methods.manifold_diffusion._dev import train_as_job
 
-    task = md.ManifoldDiffusion()
-    inst = task.load(instance)
-    seed = derive_seed(master_seed, "manifold-diffusion", instance, rep)
-    model = ProjectedDiffusion(inst, seed=seed, budget=1e9, **{**PARAMS, **TUNED, "target_cap": cap})
-    sess = md.TrainSampleSession(inst)
-    t0 = time.perf_counter()
-    sess.apply(model.select(sess.state()))
-    train_s = time.perf_counter() - t0
-    with torch.no_grad():
-        x = model.sample(int(inst.data["n_samples"]), int(inst.data["sample_steps"]))
+    task, inst, _, seed, train_s, x = train_as_job(instance, master_seed, rep, target_cap=cap)
     r = task.evaluate(inst, {"samples": x, "train_s": 0.0, "sample_s": 0.0})
     print(f"{instance} master seed {master_seed} rep {rep} (job seed {seed}) cap {cap:g}: C2ST {r['c2st']:.3f}, "
           f"MMD2 {r['mmd2']:.4f}, mode coverage {r.get('mode_coverage', float('nan')):.2f} (trained in {train_s:.0f} s)")
