@@ -236,13 +236,14 @@ def test_tuned_variant_is_the_paper_model_with_only_the_declared_switches():
     from bench.registry import discover_methods
     from methods.manifold_diffusion.projected import TUNED, TUNED_ONLY
 
-    official = {"sign_ref": "first", "ensemble": "official", "matrix_input": "rows", "torus_lift": "zero", "torus_input": "angle"}
+    official = {"sign_ref": "first", "ensemble": "official", "matrix_input": "rows", "torus_lift": "zero", "torus_input": "angle",
+                "projection": "eigen", "polar_scale": 2.0, "ema": 0.0}
     reg = discover_methods()
     paper, tuned = reg.get("projected-diffusion"), reg.get("projected-diffusion-tuned")
     assert paper.kind == tuned.kind == "method"
     assert set(tuned.params) - set(paper.params) == set(TUNED_ONLY) == set(official)
     differ = {k for k in tuned.params if paper.params.get(k, official.get(k)) != tuned.params[k]}
-    assert differ == set(TUNED) and all(tuned.params[k] == v for k, v in TUNED.items())
+    assert differ == set(TUNED) - {"polar_scale"} and all(tuned.params[k] == v for k, v in TUNED.items())
     inst = _tiny("so3-smoke", iters=5, n=100)
     via_name = _run(tuned.target, inst, **{k: v for k, v in tuned.params.items() if k not in ("hidden", "layers")})
     by_hand = _run(ProjectedDiffusion, inst, **TUNED)
@@ -277,3 +278,88 @@ def test_tail_shares():
     r = tail_shares(v)
     assert r["top01"] == pytest.approx(0.5) and r["top1"] == pytest.approx((999 + 9) / 1998)
     assert r["median"] == 1.0 and r["max"] == 999.0
+
+
+# --------------------------------------------------------------- the polar projection (version 4)
+@pytest.mark.parametrize(("n", "complex_"), [(3, False), (6, False), (3, True)])
+def test_polar_decomposition_and_its_derivative(n, complex_):
+    """``decompose`` rebuilds ``Z`` with ``X`` in SO(n) / U(n), and ``algebra`` is ``X^H dphi`` (central differences)."""
+    from methods.manifold_diffusion.polar_geometry import PolarCoords
+
+    pc = PolarCoords(n, complex_, scale=2.0)
+    gen = torch.Generator().manual_seed(0)
+    z = pc.gaussian((64, n, n), gen, torch.float64)  # about half with det Z < 0 on SO(n)
+    x, q, s = pc.decompose(z)
+    eye = torch.eye(n, dtype=x.dtype)
+    assert torch.allclose(x.conj().transpose(1, 2) @ x, eye.expand_as(x), atol=1e-10)
+    if not complex_:
+        assert torch.allclose(torch.linalg.det(x), torch.ones(64, dtype=x.dtype))
+        assert (s[:, -1] < 0).any()
+    qs = q @ torch.diag_embed(s.to(q.dtype)) @ q.conj().transpose(1, 2)
+    assert torch.allclose(x @ qs, z, atol=1e-10)
+    dz = pc.gaussian((64, n, n), gen, torch.float64)
+    h = 1e-6
+    fd = x.conj().transpose(1, 2) @ (pc.phi(z + h * dz) - pc.phi(z - h * dz)) / (2 * h)
+    om = pc.algebra(x, q, s, dz, den_min=0.0)
+    good = s.abs().min(1).values > 0.05  # away from the jump of SO(n)'s special polar factor
+    assert torch.allclose(om[good], fd[good], atol=1e-5)
+    assert torch.allclose(om, -om.conj().transpose(1, 2))
+    assert torch.allclose(pc.from_coords(pc.coords(om)), om, atol=1e-12)
+
+
+@pytest.mark.parametrize(("n", "complex_"), [(3, False), (4, True)])
+def test_polar_ito_term_has_no_tangent_part(n, complex_):
+    """The Laplacian of the polar map is normal to the group: no Ito term in the drift target."""
+    from methods.manifold_diffusion.polar_geometry import PolarCoords
+
+    pc = PolarCoords(n, complex_, scale=2.0)
+    gen = torch.Generator().manual_seed(1)
+    z = 1.5 * torch.eye(n, dtype=torch.float64) + 0.6 * pc.gaussian((32, n, n), gen, torch.float64)
+    x, _, s = pc.decompose(z)
+    h = 1e-4
+    lap = torch.zeros_like(x)
+    for k in range(n * n):
+        for ph in (1.0, 1j) if complex_ else (1.0,):
+            e = torch.zeros(n * n, dtype=x.dtype)
+            e[k] = ph
+            e = e.reshape(n, n)
+            lap = lap + (pc.phi(z + h * e) + pc.phi(z - h * e) - 2 * x) / h**2
+    k2 = x.conj().transpose(1, 2) @ lap
+    tangent = 0.5 * (k2 - k2.conj().transpose(1, 2))
+    normal = 0.5 * (k2 + k2.conj().transpose(1, 2))
+    keep = s.abs().min(1).values > 0.2
+    assert keep.sum() > 16
+    assert float(tangent[keep].abs().max()) < 1e-4
+    assert float(normal[keep].abs().amax(dim=(1, 2)).min()) > 1e-2
+
+
+def test_polar_noise_scale_near_the_data_and_at_the_prior():
+    """Near the data every singular value is ``a c``: the noise is ``2 / (2 a c)^2`` per coordinate."""
+    from methods.manifold_diffusion.polar_geometry import PolarCoords
+
+    gen = torch.Generator().manual_seed(0)
+    for complex_ in (False, True):
+        pc = PolarCoords(4, complex_, scale=2.0)
+        assert pc.noise_scale(1.0, 1e-4, gen) == pytest.approx(1.0 / (2 * 2.0**2), rel=1e-3)
+        assert pc.noise_scale(0.01, 1.0, gen) > 0.1  # singular values of a Gaussian matrix: O(1)
+
+
+def test_pd_polar_projection_acts_on_so_only_and_ema_defaults_off():
+    so = _tiny("so3-smoke", iters=5, n=100)
+    base = _run(ProjectedDiffusion, so)["samples"]
+    assert np.array_equal(base, _run(ProjectedDiffusion, so, projection="eigen", ema=0.0)["samples"])
+    polar = _run(ProjectedDiffusion, so, projection="polar", polar_scale=2.0)
+    check_points("so", 3, 100, polar["samples"])
+    assert not np.allclose(base, polar["samples"])
+    assert np.array_equal(polar["samples"], _run(ProjectedDiffusion, so, projection="polar", polar_scale=2.0)["samples"])
+    assert not np.allclose(polar["samples"], _run(ProjectedDiffusion, so, projection="polar", polar_scale=1.0)["samples"])
+    averaged = _run(ProjectedDiffusion, so, projection="polar", ema=0.5)["samples"]
+    check_points("so", 3, 100, averaged)
+    assert not np.allclose(polar["samples"], averaged)
+    for iid in ("u3-smoke", "torus2-smoke"):  # U(n) keeps the eigenvector map; the torus has no matrix map
+        inst = _tiny(iid, iters=5, n=100)
+        assert np.array_equal(_run(ProjectedDiffusion, inst)["samples"], _run(ProjectedDiffusion, inst, projection="polar")["samples"])
+    with pytest.raises(ValueError, match="projection"):
+        _run(ProjectedDiffusion, so, projection="qr")
+    with pytest.raises(ValueError, match="ema"):
+        _run(ProjectedDiffusion, so, ema=1.0)
