@@ -283,10 +283,13 @@ class ProjectedDiffusion(TrainThenSample):
             n_in = nf * (2 if self.matrix_input == "signed" else 1) + 2 * n
             self.drift = MLP(n_in, nf + n, hidden, layers, act="silu")
             self.cov = MLP(n_in, n * n, hidden, layers, act="silu")
-        mods = [self.drift] + ([self.cov] if self.cov is not None else [])
-        self.opts = [make_adam(m, lr=self.lr) for m in mods]
+        self.opts = [make_adam(m, lr=self.lr) for m in self._nets()]
         # exponential moving average of the weights, used by the sampler (ema = 0: off, official)
-        self.averaged = [copy.deepcopy(m).requires_grad_(False) for m in mods] if self.ema > 0 else []
+        self.averaged = [copy.deepcopy(m).requires_grad_(False) for m in self._nets()] if self.ema > 0 else []
+
+    def _nets(self) -> list[torch.nn.Module]:
+        """The trained networks: the drift net and, where the model has one, the covariance net."""
+        return [self.drift] + ([self.cov] if self.cov is not None else [])
 
     # ------------------------------------------------------------------ training
     def _times(self, b: int) -> tuple[torch.Tensor, ...]:
@@ -356,9 +359,8 @@ class ProjectedDiffusion(TrainThenSample):
         for o in self.opts:
             o.step()
         if self.averaged:
-            mods = [self.drift] + ([self.cov] if self.cov is not None else [])
             with torch.no_grad():
-                for avg, m in zip(self.averaged, mods, strict=True):
+                for avg, m in zip(self.averaged, self._nets(), strict=True):
                     for pa, pm in zip(avg.parameters(), m.parameters(), strict=True):
                         pa.mul_(self.ema).add_(pm, alpha=1.0 - self.ema)
         return float(loss.detach())
