@@ -237,7 +237,7 @@ def test_tuned_variant_is_the_paper_model_with_only_the_declared_switches():
     from methods.manifold_diffusion.projected import TUNED, TUNED_ONLY
 
     official = {"sign_ref": "first", "ensemble": "official", "matrix_input": "rows", "torus_lift": "zero", "torus_input": "angle",
-                "projection": "eigen", "polar_scale": 2.0, "ema": 0.0}
+                "projection": "eigen", "polar_scale": 2.0, "ema": 0.0, "polar_den_min": 1e-2, "polar_noise": 1.0}
     reg = discover_methods()
     paper, tuned = reg.get("projected-diffusion"), reg.get("projected-diffusion-tuned")
     assert paper.kind == tuned.kind == "method"
@@ -363,3 +363,61 @@ def test_pd_polar_projection_acts_on_so_only_and_ema_defaults_off():
         _run(ProjectedDiffusion, so, projection="qr")
     with pytest.raises(ValueError, match="ema"):
         _run(ProjectedDiffusion, so, ema=1.0)
+
+
+def test_polar_denominator_floor_shrinks_only_the_targets_near_the_jump():
+    """``polar_den_min`` floors ``s_i + s_j``: targets far from the jump of the special polar factor
+    are unchanged, those next to it are bounded."""
+    from methods.manifold_diffusion.polar_geometry import PolarCoords
+
+    gen = torch.Generator().manual_seed(0)
+    pc = PolarCoords(4, False, scale=2.0)
+    xi = torch.randn(4000, 4, 4, generator=gen, dtype=torch.float64)
+    z = 0.3 * torch.eye(4, dtype=torch.float64) + xi  # mid time: many flipped special polar factors
+    x, q, s = pc.decompose(z)
+    exact, floored = (pc.coords(pc.algebra(x, q, s, xi, den_min=d)) for d in (1e-2, 0.3))
+    den = (s[:, :, None] + s[:, None, :]).abs()
+    den = den + torch.eye(4, dtype=den.dtype) * 1e9  # the diagonal is not a pair
+    far = den.amin(dim=(1, 2)) >= 0.3
+    near = den.amin(dim=(1, 2)) < 0.1
+    assert far.sum() > 500 and near.sum() > 10
+    assert torch.allclose(exact[far], floored[far])
+    assert float((floored[near] ** 2).sum(1).max()) < float((exact[near] ** 2).sum(1).max())
+
+
+def test_polar_noise_is_a_sampling_temperature_only():
+    """``polar_noise`` leaves training alone (same weights) and changes only the sampler's noise;
+    ``polar_den_min`` changes the training target; neither acts off SO(n)."""
+    so = _tiny("so3-smoke", iters=5, n=100)
+    base = _run(ProjectedDiffusion, so, projection="polar")["samples"]
+    assert np.array_equal(base, _run(ProjectedDiffusion, so, projection="polar", polar_noise=1.0, polar_den_min=1e-2)["samples"])
+    cold = _run(ProjectedDiffusion, so, projection="polar", polar_noise=0.0)["samples"]
+    check_points("so", 3, 100, cold)
+    assert not np.allclose(base, cold)
+    m1 = ProjectedDiffusion(so, seed=0, budget=60.0, hidden=32, layers=2, projection="polar")
+    m2 = ProjectedDiffusion(so, seed=0, budget=60.0, hidden=32, layers=2, projection="polar", polar_noise=0.5)
+    for m in (m1, m2):
+        m.fit(5, 64, 60.0)
+    assert all(torch.equal(a, b) for a, b in zip(m1.drift.parameters(), m2.drift.parameters(), strict=True))
+    u3 = _tiny("u3-smoke", iters=5, n=100)
+    assert np.array_equal(_run(ProjectedDiffusion, u3)["samples"], _run(ProjectedDiffusion, u3, polar_noise=0.5, polar_den_min=0.3)["samples"])
+
+
+def test_polar_noise_auto_picks_the_temperature_closest_to_the_training_points():
+    """``polar_noise="auto"`` samples at the temperature of ``POLAR_TEMPERATURES`` whose trial points
+    have the smallest MMD to the training points: the same points as that fixed temperature gives."""
+    from methods.manifold_diffusion.projected import POLAR_TEMPERATURES
+
+    so = _tiny("so3-smoke", iters=30, n=100)
+    m = ProjectedDiffusion(so, seed=0, budget=60.0, hidden=32, layers=2, projection="polar", polar_noise="auto")
+    m.fit(30, 64, 60.0)
+    auto = m.sample(100, 10)
+    assert m.polar_temperature in POLAR_TEMPERATURES
+    check_points("so", 3, 100, auto)
+    fixed = ProjectedDiffusion(so, seed=0, budget=60.0, hidden=32, layers=2, projection="polar", polar_noise=m.polar_temperature)
+    fixed.fit(30, 64, 60.0)
+    assert np.array_equal(auto, fixed.sample(100, 10))
+    with pytest.raises(ValueError, match="polar_noise"):
+        _run(ProjectedDiffusion, so, projection="polar", polar_noise="hot")
+    with pytest.raises(ValueError, match="polar_den_min"):
+        _run(ProjectedDiffusion, so, projection="polar", polar_den_min=0.0)
