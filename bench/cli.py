@@ -131,7 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--sweep", action="append", help="sweep id (default: the latest finished sweep of the task)")
     s.add_argument("--store")
     s.add_argument("--results", default="results")
-    s.add_argument("--origin", choices=["maintainers", "submitted"], default="submitted")
+    s.add_argument(
+        "--origin", choices=["maintainers", "submitted"], default=None,
+        help="who produced the runs (default: submitted; publish prints the origin it used)",
+    )
     s.add_argument("--author")
     s.add_argument(
         "--supersedes",
@@ -472,12 +475,13 @@ def cmd_publish(a: argparse.Namespace) -> int:
             raise _Usage(f"no finished sweep of {a.task} in {store.root}; run `python -m bench run --task {a.task}` first")
         sweeps = [done[-1].sweep]
     catalog, _ = probe_catalog()
+    a.origin_given = a.origin is not None
     out = publish(
         store,
         task,
         sweeps,
         Path(a.results),
-        origin=a.origin,
+        origin=a.origin or "submitted",
         author=a.author,
         catalog=catalog,
         supersedes=a.supersedes,
@@ -492,6 +496,10 @@ def cmd_publish(a: argparse.Namespace) -> int:
         + (f"; every record of {', '.join(replaced)} there" if replaced else "")
         + (")" if a.supersedes else "")
     )
+    # the origin decides how the leaderboard labels every record; say which one was used, since
+    # the default (``submitted``) is easy to keep by mistake for a maintainers' sweep
+    print(f"origin: {manifest['origin']}" + (f", author: {manifest['author']}" if manifest.get("author") else "")
+          + ("" if a.origin_given else " (the default; pass --origin maintainers for the maintainers' own runs)"))
     big = (manifest.get("solutions_left_out") or {}).get("bytes") or {}
     if big:
         print(f"left out {len(big)} solution files over {a.max_solution_mb:g} MB ({sum(big.values()) / 2**20:.1f} MB); their records keep the hash")

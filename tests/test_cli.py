@@ -108,6 +108,7 @@ def test_publish_claims_verify(cli, toy_run, tmp_path):
         assert (b / name).exists()
     manifest = json.loads((b / "manifest.json").read_text())
     assert manifest["origin"] == "maintainers" and manifest["author"] == "ci" and manifest["records"] == 27
+    assert "origin: maintainers, author: ci" in out and "the default" not in out
     assert manifest["status_counts"] == {"ok": 24, "skipped": 3}
     assert "bench run --task toy-mean" in manifest["sweeps"][0]["command"]
     assert json.loads((b / "claims.json").read_text())["paper_results"][0]["value"] == 0.07
