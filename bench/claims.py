@@ -308,7 +308,8 @@ def verdict(
 
     dropped = ""
     if cmp_.kind == "threshold":
-        sub = ok[ok["method"] == cmp_.method]
+        # in (instance, seed) order, so that the bootstrap does not depend on the order of the records
+        sub = ok[ok["method"] == cmp_.method].sort_values(["instance", _pair_key(ok)], kind="stable")
         strata = [g["_v"].to_numpy() for _, g in sub.groupby("instance", sort=True)]
         evidence = list(sub["key"])
         thr = float(cmp_.value)  # type: ignore[arg-type]
@@ -316,7 +317,9 @@ def verdict(
         pair = ["instance", _pair_key(ok)]
         a = ok[ok["method"] == cmp_.method].set_index(pair)["_v"]
         b = ok[ok["method"] == cmp_.baseline].set_index(pair)["_v"]
-        diff = (a - b).dropna()
+        # sorted by (instance, seed): the pairs, and so the bootstrap, do not depend on the order of
+        # the records (an unpaired record of one method, e.g. a baseline's extra seeds, used to move it)
+        diff = (a - b).dropna().sort_index()
         thr = float(cmp_.margin)
         paired = set(diff.index.get_level_values("instance"))
         if len(paired) < len(want):

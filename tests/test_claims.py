@@ -239,6 +239,23 @@ def test_verdict_is_reproducible_for_a_seed():
     assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
 
 
+def test_interval_does_not_depend_on_record_order_or_unpaired_records():
+    """The bootstrap sees the pairs in (instance, seed) order: shuffling the records, or adding a
+    baseline run no method run pairs with, leaves the interval as it was."""
+    base = {"G1": [0.3, 0.9, 0.1, 0.6, 0.4], "G2": [0.5, 0.2, 0.8]}
+    rows = runs("greedy", base, kind="baseline") + runs("ros", {k: [v + 0.1 * (i % 3) for i, v in enumerate(vs)] for k, vs in base.items()})
+    ref = judge(versus(">=", 0.0), frame(rows), seed=1)
+    for shuffle in range(3):
+        df = frame(rows).sample(frac=1.0, random_state=shuffle)
+        assert (judge(versus(">=", 0.0), df, seed=1).ci_low, judge(versus(">=", 0.0), df, seed=1).ci_high) == (ref.ci_low, ref.ci_high)
+    extra = frame(rows + [row("greedy", "G1", 9, 0.5, kind="baseline")])  # unpaired: ros has no rep 9
+    got = judge(versus(">=", 0.0), extra, seed=1)
+    assert (got.estimate, got.ci_low, got.ci_high) == (ref.estimate, ref.ci_low, ref.ci_high)
+    th = judge(threshold(">=", 0.0, method="ros"), frame(rows), seed=1)
+    shuffled = judge(threshold(">=", 0.0, method="ros"), frame(rows).sample(frac=1.0, random_state=5), seed=1)
+    assert (shuffled.ci_low, shuffled.ci_high) == (th.ci_low, th.ci_high)
+
+
 # ----------------------------------------------------------------------------- versus (paired)
 
 
