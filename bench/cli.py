@@ -475,7 +475,6 @@ def cmd_publish(a: argparse.Namespace) -> int:
             raise _Usage(f"no finished sweep of {a.task} in {store.root}; run `python -m bench run --task {a.task}` first")
         sweeps = [done[-1].sweep]
     catalog, _ = probe_catalog()
-    a.origin_given = a.origin is not None
     out = publish(
         store,
         task,
@@ -499,7 +498,7 @@ def cmd_publish(a: argparse.Namespace) -> int:
     # the origin decides how the leaderboard labels every record; say which one was used, since
     # the default (``submitted``) is easy to keep by mistake for a maintainers' sweep
     print(f"origin: {manifest['origin']}" + (f", author: {manifest['author']}" if manifest.get("author") else "")
-          + ("" if a.origin_given else " (the default; pass --origin maintainers for the maintainers' own runs)"))
+          + ("" if a.origin else " (the default; pass --origin maintainers for the maintainers' own runs)"))
     big = (manifest.get("solutions_left_out") or {}).get("bytes") or {}
     if big:
         print(f"left out {len(big)} solution files over {a.max_solution_mb:g} MB ({sum(big.values()) / 2**20:.1f} MB); their records keep the hash")

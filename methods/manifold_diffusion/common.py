@@ -20,10 +20,7 @@ from torch import nn
 
 from bench import time_left
 
-__all__ = [
-    "TrainThenSample", "MLP", "VPSchedule", "batched_polar", "to_numpy_points", "canonical_rows", "data_reference",
-    "gauge_coordinate", "torus_seams", "mmd2",
-]
+__all__ = ["TrainThenSample", "MLP", "VPSchedule", "batched_polar", "to_numpy_points", "canonical_rows", "data_reference", "gauge_coordinate", "torus_seams"]
 
 TWO_PI = 2.0 * math.pi
 
@@ -163,22 +160,6 @@ def torus_seams(x: np.ndarray, bins: int = 72) -> np.ndarray:
             if length > best_len:
                 best, best_len = start, length
         out[j] = ((best + best_len / 2.0) % bins) * TWO_PI / bins
-    return out
-
-
-def mmd2(a: torch.Tensor, b: torch.Tensor, bandwidths: tuple[float, ...]) -> float:
-    """Unbiased squared MMD between the rows of ``a`` and ``b``, summed over Gaussian kernels.
-
-    The method's own model-selection statistic (against its training points); the task scores
-    with its own metrics on held-out points, which no method sees.
-    """
-    a, b = a.double(), b.double()
-    daa, dbb, dab = torch.cdist(a, a) ** 2, torch.cdist(b, b) ** 2, torch.cdist(a, b) ** 2
-    na, nb, out = len(a), len(b), 0.0
-    for h in bandwidths:
-        kaa, kbb = torch.exp(-daa / (2 * h * h)), torch.exp(-dbb / (2 * h * h))
-        out += float((kaa.sum() - kaa.trace()) / (na * (na - 1)) + (kbb.sum() - kbb.trace()) / (nb * (nb - 1)))
-        out -= 2.0 * float(torch.exp(-dab / (2 * h * h)).mean())
     return out
 
 

@@ -141,12 +141,12 @@ from methods.manifold_diffusion.common import (
     canonical_rows,
     data_reference,
     make_adam,
-    mmd2,
     to_numpy_points,
     torus_seams,
 )
 from methods.manifold_diffusion.matrix_geometry import MatrixCoords
 from methods.manifold_diffusion.polar_geometry import PolarCoords
+from tasks.manifold_diffusion.metrics import mmd2
 
 __all__ = [
     "ProjectedDiffusion", "ENSEMBLES", "FLAWS", "MATRIX_INPUTS", "PROJECTIONS", "SIGN_REFS", "TIME_GRIDS", "TORUS_INPUTS",
@@ -285,7 +285,6 @@ class ProjectedDiffusion(TrainThenSample):
             pn = p.get("polar_noise", 1.0)
             if not (pn == "auto" or (isinstance(pn, (int, float)) and not isinstance(pn, bool) and pn >= 0)):
                 raise ValueError(f"polar_noise must be a number >= 0 or 'auto', got {pn!r}")
-            self.polar_noise: float | str = pn if pn == "auto" else float(pn)
             if self.polar_den_min <= 0:
                 raise ValueError(f"polar_den_min must be > 0, got {self.polar_den_min!r}")
             #: the temperature the sampler used (``polar_noise``, or the one ``"auto"`` chose)
@@ -579,8 +578,10 @@ class ProjectedDiffusion(TrainThenSample):
         ref = ref[:POLAR_SELECT]
         m, k = POLAR_SELECT, len(POLAR_TEMPERATURES)
         temps = torch.tensor(POLAR_TEMPERATURES).repeat_interleave(m)
-        x = self.pc.phi(self._reverse_polar(m, grid, scales, temps, g, copies=k).double()).reshape(m * k, -1)
-        scores = [mmd2(x[i * m : (i + 1) * m], ref, (h / 2, h, 2 * h)) for i in range(len(POLAR_TEMPERATURES))]
+        x = self.pc.phi(self._reverse_polar(m, grid, scales, temps, g, copies=k).double()).reshape(m * k, -1).numpy()
+        ref = ref.numpy()
+        # the same unbiased Gaussian-kernel estimator as the task's MMD metric, here against training points
+        scores = [sum(mmd2(ref, x[i * m : (i + 1) * m], bw) for bw in (h / 2, h, 2 * h)) for i in range(k)]
         best = POLAR_TEMPERATURES[int(np.argmin(scores))]
         print(f"polar_noise auto: temperature {best} (squared MMD to training points " + ", ".join(
             f"{t}: {v:.2e}" for t, v in zip(POLAR_TEMPERATURES, scores, strict=True)) + ")", flush=True)
