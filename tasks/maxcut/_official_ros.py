@@ -131,7 +131,7 @@ def _child(ns: argparse.Namespace, cwd: Path, graph: int | None, seed: int) -> d
 def _run(ns: argparse.Namespace) -> None:
     graphs = _graphs(ns.graphs)
     with open(ns.out, "a") as out, tempfile.TemporaryDirectory() as tmp:
-        for rep in range(ns.reps):
+        for rep in range(ns.first_rep, ns.first_rep + ns.reps):
             cwd = Path(tmp) / f"rep{rep}"
             cwd.mkdir()
             pre = _child(ns, cwd, None, 2 + rep)
@@ -149,7 +149,7 @@ def _compare(ns: argparse.Namespace) -> None:
     off = pd.read_json(ns.jsonl, lines=True)
     off = off[off.k == ns.k]
     names = [f"G{g}" for g in _graphs(ns.graphs)]
-    recs = pd.read_parquet(Path(ns.bundle) / "records.parquet")
+    recs = pd.concat([pd.read_parquet(Path(b) / "records.parquet") for b in ns.bundle], ignore_index=True)
     ours = recs[(recs.method == ns.method) & (recs["iparam.k"] == ns.k) & recs["iparam.graph"].isin(names)
                 & (recs.status == "ok")]
     best = ours.groupby("iparam.graph")["ref.best_known"].first()
@@ -164,12 +164,17 @@ def _compare(ns: argparse.Namespace) -> None:
           "| official median s | ours median s |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
+    from bench.stats import stratified_bootstrap_ci
+
     per_rep_off = off.groupby("rep").ratio.mean()
-    per_rep_ours = ours.groupby("rep")["metric.ratio"].mean()
-    print(f"\nofficial: mean {off.ratio.mean():.4f}, per repetition "
-          + " / ".join(f"{x:.4f}" for x in per_rep_off) + f" ({len(off)} runs)")
-    print(f"ours:     mean {ours['metric.ratio'].mean():.4f}, per repetition "
-          + " / ".join(f"{x:.4f}" for x in per_rep_ours) + f" ({len(ours)} runs)")
+    per_rep_ours = ours.groupby(["master_seed", "rep"])["metric.ratio"].mean()
+    ci_off = stratified_bootstrap_ci([off.ratio[off.graph == g].to_numpy() for g in names])
+    ci_ours = stratified_bootstrap_ci([ours["metric.ratio"][ours["iparam.graph"] == g].to_numpy() for g in names])
+    print(f"\nofficial: mean {ci_off[0]:.4f}, 95% CI [{ci_off[1]:.4f}, {ci_off[2]:.4f}] ({len(off)} runs), per repetition "
+          + " / ".join(f"{x:.4f}" for x in per_rep_off))
+    print(f"ours:     mean {ci_ours[0]:.4f}, 95% CI [{ci_ours[1]:.4f}, {ci_ours[2]:.4f}] ({len(ours)} runs), per repetition "
+          + " / ".join(f"{x:.4f}" for x in per_rep_ours))
+    print("(95% CIs: bench.stats.stratified_bootstrap_ci, runs resampled within each graph, as bench claims does)")
     print(f"median wall per graph: official {off.wall_s.median():.1f} s (cpu {off.cpu_s.median():.1f} s), "
           f"ours {ours.wall_s.median():.1f} s; official peak RSS up to {off.maxrss_mb.max():.0f} MB")
 
@@ -183,6 +188,8 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--k", type=int, default=3, choices=sorted(PRETRAIN_DEGREE))
     r.add_argument("--graphs", default="1-10")
     r.add_argument("--reps", type=int, default=3)
+    r.add_argument("--first-rep", type=int, default=0,
+                   help="first repetition (pre-training seed 2 + rep, fine-tuning seed rep); later runs add fresh ones")
     r.add_argument("--out", required=True, type=Path)
     one = sub.add_parser("_one")
     one.add_argument("--official-dir", required=True)
@@ -192,7 +199,7 @@ def main(argv: list[str] | None = None) -> None:
     one.add_argument("--seed", type=int, required=True)
     c = sub.add_parser("compare")
     c.add_argument("jsonl", type=Path)
-    c.add_argument("bundle", type=Path)
+    c.add_argument("bundle", type=Path, nargs="+", help="one or more bundles; their records are pooled")
     c.add_argument("--k", type=int, default=3)
     c.add_argument("--graphs", default="1-10")
     c.add_argument("--method", default="ros")
