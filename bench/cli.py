@@ -277,7 +277,7 @@ def _run_tier(task_name: str, tier: str | None, instances: list[str] | None) -> 
 
 def cmd_run(a: argparse.Namespace) -> int:
     from bench.registry import get_task
-    from bench.report import render_table, summary_table
+    from bench.report import render_table, speed_note, summary_table
     from bench.runner import RunOptions, run_sweep
     from bench.store import records_frame
 
@@ -308,7 +308,10 @@ def cmd_run(a: argparse.Namespace) -> int:
     con = _console()
     recs = [r for k in res.keys if (r := res.store.get(a.task, k)) is not None]
     meta = get_task(a.task).meta.model_dump(mode="json")
-    render_table(summary_table(records_frame(recs), meta), meta, con, title=f"{a.task} [{a.tier}] sweep {res.sweep}")
+    frame = records_frame(recs)
+    render_table(summary_table(frame, meta), meta, con, title=f"{a.task} [{a.tier}] sweep {res.sweep}")
+    if note := speed_note(frame):
+        con.print(f"[yellow]note: {note}[/]")
     counts = ", ".join(f"{s} {n}" for s, n in sorted(res.counts.items()))
     con.print(f"{len(res.keys)} jobs ({res.cached} reused from the store): {counts}. Store: {res.store.root}")
     for e in res.discovery_errors:
@@ -351,7 +354,14 @@ def _paper_results(a: argparse.Namespace) -> list[dict[str, Any]]:
 def cmd_show(a: argparse.Namespace) -> int:
     """The leaderboard's task page in the terminal: same functions, same numbers."""
     from bench.claims import registered_records
-    from bench.report import paper_table, render_ranking, render_table, summary_table, task_ranking
+    from bench.report import (
+        paper_table,
+        render_ranking,
+        render_table,
+        speed_note,
+        summary_table,
+        task_ranking,
+    )
 
     df, meta = _frame_for(a)
     if not df.empty and a.tier:
@@ -369,6 +379,8 @@ def cmd_show(a: argparse.Namespace) -> int:
             return 0
         con = _console()
         render_table(table, meta, con)
+        if note := speed_note(df):
+            con.print(f"[yellow]note: {note}[/]")
         reg = registered_records(df, getattr(a, "registered", None))  # published: one entry per method
         for tier in sorted(df["tier"].unique()):
             render_ranking(task_ranking(reg[reg["tier"] == tier], meta), con, title=f"ranking on the {tier} tier ({meta['primary']}, instances as blocks)")

@@ -8,11 +8,12 @@ import platform
 import socket
 import subprocess
 import sys
+import time
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["capture", "repo_root", "git_commit"]
+__all__ = ["capture", "repo_root", "git_commit", "load_average", "speed_probe"]
 
 
 def repo_root() -> Path:
@@ -75,6 +76,31 @@ def load_average() -> float | None:
         return round(os.getloadavg()[0], 2)
     except (OSError, AttributeError):
         return None
+
+
+def speed_probe() -> float:
+    """Milliseconds that one fixed, single-threaded CPU workload takes now.
+
+    The workload is a pure-Python loop plus a few numpy passes over a fixed
+    array (no BLAS, so no math threads): about 5 ms on an idle 2020s x86
+    core. Recorded at the start of every job, it measures the speed the job
+    was likely to get, which two things change: the machine (an older or
+    newer CPU) and the load on it (another job on the same core). A wall-clock
+    budget buys the same work only where the probe agrees, so comparing the
+    probe is how to tell whether two sweeps' times, or two methods' budgets,
+    were comparable. It is one sample, and noisy; read medians over a sweep,
+    not single values.
+    """
+    import numpy as np
+
+    t0 = time.perf_counter()
+    acc = 0
+    for i in range(30_000):
+        acc += i * i % 7
+    x = np.arange(100_000, dtype=np.float64) * 2654435761.0 % 1000003.0
+    np.sort(x)
+    np.cumsum(x)
+    return round((time.perf_counter() - t0) * 1e3, 3)
 
 
 @functools.cache

@@ -164,7 +164,11 @@ class Evaluator:
             "solution_npz": None,
             "solution_sha256": None,
             "started_at": started_at,
-            "environment": {**environment.capture(), "load_1m_start": environment.load_average()},
+            "environment": {
+                **environment.capture(),
+                "load_1m_start": environment.load_average(),
+                "speed_probe_ms": environment.speed_probe(),
+            },
         }
         try:
             task = get_task(job.task)

@@ -34,6 +34,8 @@ __all__ = [
     "method_label",
     "with_labels",
     "hardware_label",
+    "speed_probes",
+    "speed_note",
     "reproduce_command",
     "normalised_scores",
     "instance_means",
@@ -195,6 +197,51 @@ def hardware_label(df: pd.DataFrame) -> list[str]:
     model = df["env.cpu_model"] if "env.cpu_model" in df else pd.Series("?", index=df.index)
     cores = df["env.cpu_cores"] if "env.cpu_cores" in df else pd.Series("?", index=df.index)
     return [hardware_id({"cpu_model": m, "cpu_cores": c if c == c else "?"}) for m, c in zip(model, cores, strict=True)]
+
+
+#: Above this ratio between the slowest and the fastest method's median speed probe, times are flagged.
+SPEED_SPREAD = 1.3
+
+
+def speed_probes(records: pd.DataFrame) -> pd.DataFrame:
+    """Each method's machine-speed probe over its runs (``env.speed_probe_ms``, see
+    :func:`bench.environment.speed_probe`).
+
+    Returns one row per method label that has probes: ``method, runs, median_ms,
+    low_ms, high_ms`` (the 10th and 90th percentiles), fastest machine first.
+    Runs recorded before the probe existed have none and are left out.
+    """
+    cols = ["method", "runs", "median_ms", "low_ms", "high_ms"]
+    if records.empty or "env.speed_probe_ms" not in records:
+        return pd.DataFrame(columns=cols)
+    df = with_labels(records)
+    df = df.assign(_p=pd.to_numeric(df["env.speed_probe_ms"], errors="coerce")).dropna(subset=["_p"])
+    if df.empty:
+        return pd.DataFrame(columns=cols)
+    g = df.groupby("label")["_p"]
+    out = pd.DataFrame({"runs": g.count(), "median_ms": g.median(), "low_ms": g.quantile(0.1), "high_ms": g.quantile(0.9)})
+    return out.reset_index(names="method").sort_values("median_ms", kind="stable").reset_index(drop=True)[cols]
+
+
+def speed_note(records: pd.DataFrame, spread: float = SPEED_SPREAD) -> str | None:
+    """A one-line warning when the methods in ``records`` ran at different machine speeds, else ``None``.
+
+    Wall-clock budgets and times are comparable only between runs that got the
+    same speed. The median speed probe of each method is compared; when the
+    slowest is more than ``spread`` times the fastest, the line names both.
+    """
+    probes = speed_probes(records)
+    if len(probes) < 2:
+        return None
+    fast, slow = probes.iloc[0], probes.iloc[-1]
+    if not fast["median_ms"] > 0 or slow["median_ms"] <= spread * fast["median_ms"]:
+        return None
+    ratio = slow["median_ms"] / fast["median_ms"]
+    return (
+        f"machine speed differed: {slow['method']}'s runs got a median speed probe of {slow['median_ms']:.2f} ms, "
+        f"{fast['method']}'s {fast['median_ms']:.2f} ms ({ratio:.1f}x slower); their times and wall-clock budgets "
+        "are not directly comparable (rerun them in one sweep)"
+    )
 
 
 def with_labels(records: pd.DataFrame) -> pd.DataFrame:

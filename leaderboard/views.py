@@ -26,6 +26,7 @@ from bench.report import (
     preferred_tier,
     profile_table,
     role_aggregate,
+    speed_note,
     summary_table,
     task_ranking,
     task_roles,
@@ -247,6 +248,8 @@ def task_page(data: Data, key: str) -> None:
             f"These rows were run on {len(hw)} different machines ({'; '.join(hw)}): compare times only between rows "
             "of the same machine (see the hardware column)."
         )
+    if note := speed_note(df):
+        st.warning(note[0].upper() + note[1:] + ".")
     table = _summary(data, key, task, tier, tuple(sorted(df["key"])))
     table.insert(0, "row", "measured here")
     primary = meta["primary"]
@@ -397,6 +400,7 @@ def method_page(data: Data, key: str) -> None:
             "git commit": ", ".join(sorted({str(c)[:12] for c in g.get("env.git_commit", pd.Series(["?"])).dropna()})),
             "bench": ", ".join(sorted({str(c) for c in g.get("env.bench_version", pd.Series(["?"])).dropna()})),
             "python": ", ".join(sorted({str(c) for c in g.get("env.python", pd.Series(["?"])).dropna()})),
+            "speed probe ms (median)": _median_probe(g),
             "runs": len(g),
         })  # fmt: skip
     prov_df = pd.DataFrame(prov)
@@ -412,6 +416,12 @@ def method_page(data: Data, key: str) -> None:
         for s in p.get("sweeps", []) or []:
             if str(s.get("sweep")) in sweeps:
                 st.text(f"sweep {s.get('sweep', '')}: {s.get('command', '')}")
+
+
+def _median_probe(g: pd.DataFrame) -> str:
+    """The median ``env.speed_probe_ms`` of some runs, or "–" for runs recorded before the probe existed."""
+    v = pd.to_numeric(g["env.speed_probe_ms"], errors="coerce").dropna() if "env.speed_probe_ms" in g else pd.Series(dtype=float)
+    return f"{v.median():.2f}" if len(v) else "–"
 
 
 SUBMIT_TEXT = """

@@ -444,3 +444,24 @@ def test_the_maintainers_copy_of_a_job_wins_and_bad_metadata_skips_a_bundle(resu
     with pytest.warns(UserWarning, match="methods.json: not a list of method entries"):
         b = load_bundles(results_copy)
     assert set(b.records["bundle"]) == set(bundles.records["bundle"])
+
+
+def test_the_speed_note_flags_methods_that_ran_at_different_machine_speeds():
+    """Times are comparable only at the same machine speed: the note names the slowest and fastest method."""
+    from bench.report import speed_note, speed_probes
+
+    def runs(method, probes):
+        return [{"method": method, "params": "{}", "env.speed_probe_ms": p} for p in probes]
+
+    same = pd.DataFrame(runs("ros", [3.0, 3.2, 2.9]) + runs("md", [3.1, 3.3, 3.0]))
+    assert speed_note(same) is None
+    slow = pd.DataFrame(runs("ros", [3.0, 3.2, 2.9]) + runs("md", [6.1, 30.0, 5.9]))
+    probes = speed_probes(slow)
+    assert list(probes["method"]) == ["ros", "md"] and list(probes["median_ms"]) == [3.0, 6.1]
+    note = speed_note(slow)
+    assert note.startswith("machine speed differed: md's runs") and "ros's 3.00 ms (2.0x slower)" in note
+    # runs recorded before the probe existed have no value: they are left out, never read as fast
+    old = pd.concat([same, pd.DataFrame([{"method": "gw", "params": "{}", "env.speed_probe_ms": np.nan}])])
+    assert speed_note(old) is None and "gw" not in set(speed_probes(old)["method"])
+    assert speed_note(same.drop(columns="env.speed_probe_ms")) is None
+    assert speed_probes(pd.DataFrame()).empty

@@ -98,6 +98,7 @@ def test_measurements_are_the_runners(store):
     for r in Store(store).iter_records("knapsack"):
         assert r.threads == 1 and r.environment["python"] and r.environment["cpu_cores"]
         assert r.environment["load_1m_start"] >= 0 and r.environment["load_1m_end"] >= 0
+        assert r.environment["speed_probe_ms"] > 0  # the machine's speed when the job started
         assert r.cpu_s is not None and r.peak_rss_mb is not None and r.job_s >= r.wall_s
         if r.method == "chaos-slow":
             assert r.wall_s >= 0.8 and r.cpu_s < 0.5  # sleeping costs no CPU
