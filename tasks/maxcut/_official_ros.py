@@ -179,6 +179,76 @@ def _compare(ns: argparse.Namespace) -> None:
           f"ours {ours.wall_s.median():.1f} s; official peak RSS up to {off.maxrss_mb.max():.0f} MB")
 
 
+#: Our parameter names for the official ``GCN_dev`` state dict (PyG ``GraphConv`` and ``GraphNorm``).
+OFFICIAL_TO_OURS = {
+    f"{conv}.lin_rel.weight": f"{conv}.rel_weight" for conv in ("conv1", "conv2")
+} | {f"{conv}.lin_rel.bias": f"{conv}.rel_bias" for conv in ("conv1", "conv2")} | {
+    f"{conv}.lin_root.weight": f"{conv}.root_weight" for conv in ("conv1", "conv2")
+} | {f"bn{i}.{p}": f"norm{i}.{p}" for i in (1, 2) for p in ("weight", "bias", "mean_scale")}
+
+
+def _trajectory(ns: argparse.Namespace) -> None:
+    """Fine-tune with the official loop and with ours from the same weights and embedding; compare.
+
+    Runs in this repository's environment with the official checkout and its virtualenv's
+    site-packages (for torch_geometric) appended to ``sys.path``. Both sides start from one
+    official pre-training (``ros.utils.pretraining`` at seed ``--pretrain-seed``) and one
+    Xavier-uniform embedding, take ``n`` Adam steps with patience switched off, and the best
+    relaxed ``X`` of each is scored with our float64 objective. Same algorithm, same numbers up
+    to float rounding; a different one drifts apart within a few steps.
+    """
+    import contextlib
+    import io
+
+    import numpy as np
+    import torch
+
+    sys.path.insert(0, str(ns.official_dir.resolve()))
+    sys.path.append(str(ns.official_site.resolve()))
+    torch.set_num_threads(1)
+    from ros.models import GCN_dev
+    from ros.utils import get_gnn, get_matrix, pretraining, run_gnn_tuning
+
+    from methods.maxcut.gnn import Aggregation, ROSNet, xavier_uniform
+    from methods.maxcut.relaxation import Graph, Objective
+    from methods.maxcut.ros import fine_tune
+
+    args = _official_args(ns.k, ns.pretrain_seed)
+    args.wd = 0.0
+    _seed_all(ns.pretrain_seed)
+    net0, opt0, sched0 = get_gnn(args, args.TORCH_DEVICE, args.TORCH_DTYPE)
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), contextlib.redirect_stdout(io.StringIO()):
+        pretraining(args, net0, opt0, sched0, args.pretraining_epochs, args.pretraining_graphnum)
+    weights = {k: v.detach().clone() for k, v in net0.state_dict().items()}
+    g = read_gset(Path(ns.gset_dir) / f"G{ns.graph}", args)
+    u, v, w = (np.array([e[i] for e in g.edges(data="weight")]) for i in range(3))
+    w64 = torch.from_numpy(w.astype(np.float64))
+    graph = Graph(n=args.n, k=ns.k, u=torch.from_numpy(u.astype(np.int64)), v=torch.from_numpy(v.astype(np.int64)),
+                  w=w64.float(), w64=w64)  # fmt: skip
+    dense_w = get_matrix(args, g)
+    index = [[a for x, y in g.edges() for a in (x, y)], [b for x, y in g.edges() for b in (y, x)]]
+    edges, edge_w = torch.tensor(index), torch.tensor([c for c in w for _ in (0, 1)], dtype=torch.float32)
+    emb0 = xavier_uniform((args.n, args.dim_embedding), torch.Generator().manual_seed(ns.seed))
+    objective = Objective(graph, torch.float64)
+    print(f"G{ns.graph}, k={ns.k}, official pre-training seed {ns.pretrain_seed}, embedding seed {ns.seed}")
+    print("| Adam steps | official: best relaxed loss | ours | max abs difference of X |")
+    print("|---:|---:|---:|---:|")
+    for steps in ns.steps:
+        off = GCN_dev(args.dim_embedding, args.hidden_dim, ns.k)
+        off.load_state_dict(weights)
+        inputs = torch.nn.Embedding(args.n, args.dim_embedding)
+        inputs.weight.data.copy_(emb0)
+        opt = torch.optim.Adam([*off.parameters(), *inputs.parameters()], lr=args.lr, weight_decay=1e-4)
+        with contextlib.redirect_stdout(io.StringIO()):
+            x_off = run_gnn_tuning(args, dense_w, edges, edge_w, off, opt, steps, args.tol, 10**9, inputs).detach().T
+        ours = ROSNet(args.dim_embedding, args.hidden_dim, ns.k)
+        ours.load_state_dict({OFFICIAL_TO_OURS[k]: t for k, t in weights.items()})
+        x_ours = fine_tune(ours, torch.nn.Parameter(emb0.clone()), Aggregation(graph, "mean"), graph, lr=args.lr,
+                           weight_decay=1e-4, tol=args.tol, patience=10**9, max_steps=steps).probs  # fmt: skip
+        f_off, f_ours = float(objective(x_off.double())), float(objective(x_ours.double()))
+        print(f"| {steps} | {f_off:.4f} | {f_ours:.4f} | {float((x_off - x_ours).abs().max()):.1e} |", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -203,8 +273,17 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--k", type=int, default=3)
     c.add_argument("--graphs", default="1-10")
     c.add_argument("--method", default="ros")
+    t = sub.add_parser("trajectory", help="official fine-tuning vs ours, step for step, from the same start")
+    t.add_argument("--official-dir", required=True, type=Path)
+    t.add_argument("--official-site", required=True, type=Path, help="site-packages of the official virtualenv")
+    t.add_argument("--gset-dir", required=True, type=Path)
+    t.add_argument("--k", type=int, default=3, choices=sorted(PRETRAIN_DEGREE))
+    t.add_argument("--graph", type=int, default=6)
+    t.add_argument("--pretrain-seed", type=int, default=5)
+    t.add_argument("--seed", type=int, default=0, help="seed of the shared embedding")
+    t.add_argument("--steps", type=int, nargs="+", default=[1, 10, 50, 200, 800])
     ns = p.parse_args(argv)
-    {"run": _run, "_one": _one, "compare": _compare}[ns.cmd](ns)
+    {"run": _run, "_one": _one, "compare": _compare, "trajectory": _trajectory}[ns.cmd](ns)
 
 
 if __name__ == "__main__":
