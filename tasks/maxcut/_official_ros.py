@@ -21,6 +21,18 @@ That matches our ``ros`` version 2, which pre-trains one network per repetition.
 in its own process with one math thread; the time is the official ``ros()`` call, dense ``W``
 included. ``read_gset`` below is a re-typed copy of the official reader for
 ``--weight_mode 1`` (weights as given), since the official one reads a fixed relative path.
+
+Two more steps check that our ``ros`` is the official algorithm, not just a similar one. They
+run in this repository's environment and borrow torch_geometric from the official virtualenv::
+
+    python tasks/maxcut/_official_ros.py trajectory --official-dir ROS \\
+        --official-site /tmp/rosoff/lib/python3.11/site-packages --gset-dir ../shared/data/gset --graph 6
+    python tasks/maxcut/_official_ros.py pretraining-check --official-dir ROS \\
+        --official-site /tmp/rosoff/lib/python3.11/site-packages --gset-dir ../shared/data/gset
+
+``trajectory`` fine-tunes with both loops from one start; ``pretraining-check`` pre-trains with
+both from one start and the same inputs. ``run --first-rep N`` adds fresh repetitions to a
+file that already holds ``0 .. N-1``.
 """
 
 from __future__ import annotations
@@ -249,6 +261,118 @@ def _trajectory(ns: argparse.Namespace) -> None:
         print(f"| {steps} | {f_off:.4f} | {f_ours:.4f} | {float((x_off - x_ours).abs().max()):.1e} |", flush=True)
 
 
+def _pretraining_check(ns: argparse.Namespace) -> None:
+    """Pre-train with the official loop and with ours from the same start and the same inputs; compare.
+
+    Both nets start from one set of initial weights, and the 500 graphs' random input features
+    are drawn once and fed to both (``init.xavier_uniform_`` in the official loop and
+    ``xavier_uniform`` in ours are replaced by a queue of the same tensors). Compared: the
+    pre-training loss on graphs 0, 10, ..., 490 (the official loop prints every tenth), and
+    the function the two finished nets compute on Gset graph ``--graph`` for one embedding.
+    As a yardstick, ours runs a second time with every input scaled by ``1 + 2**-22`` (about one
+    float32 rounding): pre-training from GraphNorm's initial mean scale of 1 amplifies rounding
+    noise, so two runs of the same code drift apart by as much as the two implementations do.
+    Individual weights are not compared: GraphNorm's mean scale and the preceding bias are
+    nearly interchangeable (with a mean scale of 1 the bias has no effect), so Adam moves them
+    along directions set by rounding noise, differently in each implementation, while the
+    function stays the same.
+    """
+    import contextlib
+    import io
+    import re
+    from unittest import mock
+
+    import torch
+
+    sys.path.insert(0, str(ns.official_dir.resolve()))
+    sys.path.append(str(ns.official_site.resolve()))
+    torch.set_num_threads(1)
+    import ros.utils as official_utils
+    from ros.models import GCN_dev
+
+    import methods.maxcut.pretrain as ours_pretrain
+    from methods.maxcut.gnn import Aggregation, ROSNet, xavier_uniform
+    from methods.maxcut.relaxation import Graph, Objective
+
+    gen = torch.Generator().manual_seed(ns.pretrain_seed)
+    start = ROSNet(100, 100, ns.k, gen).state_dict()
+    feats = [xavier_uniform((100, 100), gen) for _ in range(500)]
+    to_official = {ours: theirs for theirs, ours in OFFICIAL_TO_OURS.items()}
+
+    args = _official_args(ns.k, ns.pretrain_seed)
+    args.wd = 0.0
+    net, opt, sched = official_utils.get_gnn(args, args.TORCH_DEVICE, args.TORCH_DTYPE)
+    net.load_state_dict({to_official[k]: t for k, t in start.items()})
+    printed = io.StringIO()
+    queue = iter(feats)
+    with (
+        mock.patch.object(official_utils.init, "xavier_uniform_", lambda t: t.copy_(next(queue))),
+        tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), contextlib.redirect_stdout(printed),
+    ):  # fmt: skip
+        official_utils.pretraining(args, net, opt, sched, args.pretraining_epochs, args.pretraining_graphnum)
+    official_loss = {int(m[1]): float(m[2]) for m in re.finditer(r"^gn (\d+): (\S+) lr", printed.getvalue(), re.M)}
+
+    def ours_run(scale: float) -> tuple[list[float], dict[str, torch.Tensor]]:
+        """Our pre-training from the shared start, inputs times ``scale``; the loss of every graph."""
+        losses: list[float] = []
+        real_objective = ours_pretrain.Objective
+
+        def recording(graph):
+            f = real_objective(graph)
+
+            def call(x):
+                value = f(x)
+                losses.append(float(value.detach()))
+                return value
+
+            return call
+
+        def fresh(*a, **kw):
+            n = ROSNet(*a[:3])
+            n.load_state_dict(start)
+            return n
+
+        feed = iter(feats)
+        with (
+            mock.patch.object(ours_pretrain, "ROSNet", fresh),
+            mock.patch.object(ours_pretrain, "xavier_uniform", lambda shape, g: next(feed) * scale),
+            mock.patch.object(ours_pretrain, "Objective", recording),
+        ):
+            weights = ours_pretrain.pretrain(ours_pretrain.PretrainConfig.for_k(ns.k, seed=ns.pretrain_seed))
+        return losses, weights
+
+    ours_loss, mine = ours_run(1.0)
+    nudged, _ = ours_run(1.0 + 2.0**-22)  # about one float32 rounding of every input
+
+    print(f"pre-training, k={ns.k}, degree {PRETRAIN_DEGREE[ns.k]}: one shared start and shared inputs")
+    print("| graph | official loss | ours | relative difference | ours, inputs x (1 + 2^-22): difference to ours |")
+    print("|---:|---:|---:|---:|---:|")
+    for i in (0, 10, 50, 100, 160, 200, 330, 400, 490):
+        o, m, z = official_loss[i], ours_loss[i], nudged[i]
+        print(f"| {i} | {o:.5f} | {m:.5f} | {abs(o - m) / abs(o):.1e} | {abs(z - m) / abs(m):.1e} |")
+    rel = max(abs(official_loss[i] - ours_loss[i]) / abs(official_loss[i]) for i in official_loss)
+    self_rel = max(abs(nudged[i] - ours_loss[i]) / abs(ours_loss[i]) for i in official_loss)
+    print(f"largest relative difference over the {len(official_loss)} printed graphs: official vs ours {rel:.1e}; "
+          f"ours vs ours with nudged inputs {self_rel:.1e}")
+
+    g = read_gset(Path(ns.gset_dir) / f"G{ns.graph}", args)
+    u, v = (torch.tensor([e[i] for e in g.edges()]) for i in (0, 1))
+    w = torch.tensor([d for _, _, d in g.edges(data="weight")], dtype=torch.float64)
+    graph = Graph(n=args.n, k=ns.k, u=u, v=v, w=w.float(), w64=w)
+    emb = xavier_uniform((args.n, 100), torch.Generator().manual_seed(0))
+    off = GCN_dev(100, 100, ns.k)
+    off.load_state_dict(net.state_dict())
+    index = torch.stack([torch.cat([u, v]), torch.cat([v, u])])
+    with torch.no_grad():
+        x_off = off(emb, index, torch.cat([w, w]).float()).T
+        ours_net = ROSNet(100, 100, ns.k)
+        ours_net.load_state_dict(mine)
+        x_ours = ours_net(emb, Aggregation(graph, "mean"))
+    objective = Objective(graph, torch.float64)
+    print(f"G{ns.graph}: relaxed loss of the official net's X {float(objective(x_off.double())):.4f}, of ours "
+          f"{float(objective(x_ours.double())):.4f}; max abs difference of X {float((x_off - x_ours).abs().max()):.1e}")
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -282,8 +406,16 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--pretrain-seed", type=int, default=5)
     t.add_argument("--seed", type=int, default=0, help="seed of the shared embedding")
     t.add_argument("--steps", type=int, nargs="+", default=[1, 10, 50, 200, 800])
+    q = sub.add_parser("pretraining-check", help="official pre-training vs ours from the same start and inputs")
+    q.add_argument("--official-dir", required=True, type=Path)
+    q.add_argument("--official-site", required=True, type=Path, help="site-packages of the official virtualenv")
+    q.add_argument("--k", type=int, default=3, choices=sorted(PRETRAIN_DEGREE))
+    q.add_argument("--pretrain-seed", type=int, default=5)
+    q.add_argument("--gset-dir", required=True, type=Path)
+    q.add_argument("--graph", type=int, default=6)
     ns = p.parse_args(argv)
-    {"run": _run, "_one": _one, "compare": _compare, "trajectory": _trajectory}[ns.cmd](ns)
+    {"run": _run, "_one": _one, "compare": _compare, "trajectory": _trajectory,
+     "pretraining-check": _pretraining_check}[ns.cmd](ns)  # fmt: skip
 
 
 if __name__ == "__main__":
