@@ -223,14 +223,16 @@ def speed_probes(records: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(names="method").sort_values("median_ms", kind="stable").reset_index(drop=True)[cols]
 
 
-def speed_note(records: pd.DataFrame, spread: float = SPEED_SPREAD) -> str | None:
+def speed_note(records: pd.DataFrame, spread: float = SPEED_SPREAD, min_runs: int = 3) -> str | None:
     """A one-line warning when the methods in ``records`` ran at different machine speeds, else ``None``.
 
     Wall-clock budgets and times are comparable only between runs that got the
-    same speed. The median speed probe of each method is compared; when the
-    slowest is more than ``spread`` times the fastest, the line names both.
+    same speed. The median speed probe of each method with at least
+    ``min_runs`` probed runs is compared (fewer are too noisy to tell); when
+    the slowest is more than ``spread`` times the fastest, the line names both.
     """
     probes = speed_probes(records)
+    probes = probes[probes["runs"] >= min_runs].reset_index(drop=True)
     if len(probes) < 2:
         return None
     fast, slow = probes.iloc[0], probes.iloc[-1]

@@ -464,4 +464,6 @@ def test_the_speed_note_flags_methods_that_ran_at_different_machine_speeds():
     old = pd.concat([same, pd.DataFrame([{"method": "gw", "params": "{}", "env.speed_probe_ms": np.nan}])])
     assert speed_note(old) is None and "gw" not in set(speed_probes(old)["method"])
     assert speed_note(same.drop(columns="env.speed_probe_ms")) is None
+    # a method with fewer than three probed runs is too noisy to flag anything
+    assert speed_note(pd.DataFrame(runs("ros", [3.0, 3.2, 2.9]) + runs("md", [9.0, 9.1]))) is None
     assert speed_probes(pd.DataFrame()).empty

@@ -160,6 +160,8 @@ def _compare(ns: argparse.Namespace) -> None:
 
     off = pd.read_json(ns.jsonl, lines=True)
     off = off[off.k == ns.k]
+    if ns.reps:
+        off = off[off.rep.isin(_graphs(ns.reps))]
     names = [f"G{g}" for g in _graphs(ns.graphs)]
     recs = pd.concat([pd.read_parquet(Path(b) / "records.parquet") for b in ns.bundle], ignore_index=True)
     ours = recs[(recs.method == ns.method) & (recs["iparam.k"] == ns.k) & recs["iparam.graph"].isin(names)
@@ -397,6 +399,7 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--k", type=int, default=3)
     c.add_argument("--graphs", default="1-10")
     c.add_argument("--method", default="ros")
+    c.add_argument("--reps", help="only these official repetitions, e.g. 0-2 (default: all in the file)")
     t = sub.add_parser("trajectory", help="official fine-tuning vs ours, step for step, from the same start")
     t.add_argument("--official-dir", required=True, type=Path)
     t.add_argument("--official-site", required=True, type=Path, help="site-packages of the official virtualenv")
