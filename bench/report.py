@@ -34,6 +34,7 @@ __all__ = [
     "method_label",
     "with_labels",
     "hardware_label",
+    "speed_probe_values",
     "speed_probes",
     "speed_note",
     "reproduce_command",
@@ -203,24 +204,25 @@ def hardware_label(df: pd.DataFrame) -> list[str]:
 SPEED_SPREAD = 1.3
 
 
-def speed_probes(records: pd.DataFrame) -> pd.DataFrame:
-    """Each method's machine-speed probe over its runs (``env.speed_probe_ms``, see
-    :func:`bench.environment.speed_probe`).
+def speed_probe_values(records: pd.DataFrame) -> pd.Series:
+    """``env.speed_probe_ms`` of each run as floats; runs recorded before the probe existed are dropped."""
+    if "env.speed_probe_ms" not in records:
+        return pd.Series(dtype=float)
+    return pd.to_numeric(records["env.speed_probe_ms"], errors="coerce").dropna()
 
-    Returns one row per method label that has probes: ``method, runs, median_ms,
-    low_ms, high_ms`` (the 10th and 90th percentiles), fastest machine first.
-    Runs recorded before the probe existed have none and are left out.
+
+def speed_probes(records: pd.DataFrame) -> pd.DataFrame:
+    """Each method's machine-speed probe over its runs (see :func:`bench.environment.speed_probe`).
+
+    Returns one row per method label that has probes: ``method, runs, median_ms``,
+    fastest machine first. Runs recorded before the probe existed are left out.
     """
-    cols = ["method", "runs", "median_ms", "low_ms", "high_ms"]
-    if records.empty or "env.speed_probe_ms" not in records:
-        return pd.DataFrame(columns=cols)
-    df = with_labels(records)
-    df = df.assign(_p=pd.to_numeric(df["env.speed_probe_ms"], errors="coerce")).dropna(subset=["_p"])
-    if df.empty:
-        return pd.DataFrame(columns=cols)
-    g = df.groupby("label")["_p"]
-    out = pd.DataFrame({"runs": g.count(), "median_ms": g.median(), "low_ms": g.quantile(0.1), "high_ms": g.quantile(0.9)})
-    return out.reset_index(names="method").sort_values("median_ms", kind="stable").reset_index(drop=True)[cols]
+    values = speed_probe_values(records.reset_index(drop=True))
+    if values.empty:
+        return pd.DataFrame(columns=["method", "runs", "median_ms"])
+    g = values.groupby(with_labels(records.reset_index(drop=True)).loc[values.index, "label"])
+    out = pd.DataFrame({"runs": g.count(), "median_ms": g.median()})
+    return out.reset_index(names="method").sort_values("median_ms", kind="stable").reset_index(drop=True)
 
 
 def speed_note(records: pd.DataFrame, spread: float = SPEED_SPREAD, min_runs: int = 3) -> str | None:

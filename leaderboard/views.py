@@ -27,6 +27,7 @@ from bench.report import (
     profile_table,
     role_aggregate,
     speed_note,
+    speed_probe_values,
     summary_table,
     task_ranking,
     task_roles,
@@ -419,8 +420,8 @@ def method_page(data: Data, key: str) -> None:
 
 
 def _median_probe(g: pd.DataFrame) -> str:
-    """The median ``env.speed_probe_ms`` of some runs, or "–" for runs recorded before the probe existed."""
-    v = pd.to_numeric(g["env.speed_probe_ms"], errors="coerce").dropna() if "env.speed_probe_ms" in g else pd.Series(dtype=float)
+    """The median speed probe of some runs, or "–" for runs recorded before the probe existed."""
+    v = speed_probe_values(g)
     return f"{v.median():.2f}" if len(v) else "–"
 
 

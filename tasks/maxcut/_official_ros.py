@@ -201,6 +201,30 @@ OFFICIAL_TO_OURS = {
 } | {f"bn{i}.{p}": f"norm{i}.{p}" for i in (1, 2) for p in ("weight", "bias", "mean_scale")}
 
 
+def _borrow_official(ns: argparse.Namespace) -> None:
+    """Make the official checkout and its virtualenv's torch_geometric importable here, on one thread."""
+    import torch
+
+    sys.path.insert(0, str(ns.official_dir.resolve()))
+    sys.path.append(str(ns.official_site.resolve()))
+    torch.set_num_threads(1)
+
+
+def _both_graphs(g, k: int):
+    """An official networkx Gset graph as ours (``read_graph``) and as the official edge list (both directions)."""
+    import numpy as np
+    import torch
+
+    from methods.maxcut.relaxation import read_graph
+
+    edges = np.array([(a, b) for a, b in g.edges()], dtype=np.int64)
+    weights = np.array([w for _, _, w in g.edges(data="weight")], dtype=np.float64)
+    graph = read_graph({"n": g.number_of_nodes(), "k": k, "edges": edges, "weights": weights})
+    # each edge in both directions, one after the other, as the official get_gnn_tuning builds it
+    index = torch.stack([torch.stack([graph.u, graph.v], 1).reshape(-1), torch.stack([graph.v, graph.u], 1).reshape(-1)])
+    return graph, index, graph.w.repeat_interleave(2)
+
+
 def _trajectory(ns: argparse.Namespace) -> None:
     """Fine-tune with the official loop and with ours from the same weights and embedding; compare.
 
@@ -214,17 +238,14 @@ def _trajectory(ns: argparse.Namespace) -> None:
     import contextlib
     import io
 
-    import numpy as np
     import torch
 
-    sys.path.insert(0, str(ns.official_dir.resolve()))
-    sys.path.append(str(ns.official_site.resolve()))
-    torch.set_num_threads(1)
+    _borrow_official(ns)
     from ros.models import GCN_dev
     from ros.utils import get_gnn, get_matrix, pretraining, run_gnn_tuning
 
     from methods.maxcut.gnn import Aggregation, ROSNet, xavier_uniform
-    from methods.maxcut.relaxation import Graph, Objective
+    from methods.maxcut.relaxation import Objective
     from methods.maxcut.ros import fine_tune
 
     args = _official_args(ns.k, ns.pretrain_seed)
@@ -235,13 +256,8 @@ def _trajectory(ns: argparse.Namespace) -> None:
         pretraining(args, net0, opt0, sched0, args.pretraining_epochs, args.pretraining_graphnum)
     weights = {k: v.detach().clone() for k, v in net0.state_dict().items()}
     g = read_gset(Path(ns.gset_dir) / f"G{ns.graph}", args)
-    u, v, w = (np.array([e[i] for e in g.edges(data="weight")]) for i in range(3))
-    w64 = torch.from_numpy(w.astype(np.float64))
-    graph = Graph(n=args.n, k=ns.k, u=torch.from_numpy(u.astype(np.int64)), v=torch.from_numpy(v.astype(np.int64)),
-                  w=w64.float(), w64=w64)  # fmt: skip
+    graph, edges, edge_w = _both_graphs(g, ns.k)
     dense_w = get_matrix(args, g)
-    index = [[a for x, y in g.edges() for a in (x, y)], [b for x, y in g.edges() for b in (y, x)]]
-    edges, edge_w = torch.tensor(index), torch.tensor([c for c in w for _ in (0, 1)], dtype=torch.float32)
     emb0 = xavier_uniform((args.n, args.dim_embedding), torch.Generator().manual_seed(ns.seed))
     objective = Objective(graph, torch.float64)
     print(f"G{ns.graph}, k={ns.k}, official pre-training seed {ns.pretrain_seed}, embedding seed {ns.seed}")
@@ -286,15 +302,13 @@ def _pretraining_check(ns: argparse.Namespace) -> None:
 
     import torch
 
-    sys.path.insert(0, str(ns.official_dir.resolve()))
-    sys.path.append(str(ns.official_site.resolve()))
-    torch.set_num_threads(1)
+    _borrow_official(ns)
     import ros.utils as official_utils
     from ros.models import GCN_dev
 
     import methods.maxcut.pretrain as ours_pretrain
     from methods.maxcut.gnn import Aggregation, ROSNet, xavier_uniform
-    from methods.maxcut.relaxation import Graph, Objective
+    from methods.maxcut.relaxation import Objective
 
     gen = torch.Generator().manual_seed(ns.pretrain_seed)
     start = ROSNet(100, 100, ns.k, gen).state_dict()
@@ -358,15 +372,12 @@ def _pretraining_check(ns: argparse.Namespace) -> None:
           f"ours vs ours with nudged inputs {self_rel:.1e}")
 
     g = read_gset(Path(ns.gset_dir) / f"G{ns.graph}", args)
-    u, v = (torch.tensor([e[i] for e in g.edges()]) for i in (0, 1))
-    w = torch.tensor([d for _, _, d in g.edges(data="weight")], dtype=torch.float64)
-    graph = Graph(n=args.n, k=ns.k, u=u, v=v, w=w.float(), w64=w)
+    graph, index, index_w = _both_graphs(g, ns.k)
     emb = xavier_uniform((args.n, 100), torch.Generator().manual_seed(0))
     off = GCN_dev(100, 100, ns.k)
     off.load_state_dict(net.state_dict())
-    index = torch.stack([torch.cat([u, v]), torch.cat([v, u])])
     with torch.no_grad():
-        x_off = off(emb, index, torch.cat([w, w]).float()).T
+        x_off = off(emb, index, index_w).T
         ours_net = ROSNet(100, 100, ns.k)
         ours_net.load_state_dict(mine)
         x_ours = ours_net(emb, Aggregation(graph, "mean"))
