@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from bench.stats import stratified_bootstrap_ci
+from bench.stats import cluster_bootstrap_ci, stratified_bootstrap_ci
 
 __all__ = [
     "Comparison", "Claim", "Verdict", "verdict", "configuration", "registered_records", "is_registered", "registered_params",
@@ -78,6 +78,7 @@ class Comparison(BaseModel):
     margin: float = 0.0
     x_metric: str | None = None
     censored_at: float | None = None
+    resample: Literal["runs", "repetitions"] = "runs"
 
     @model_validator(mode="after")
     def _complete(self) -> Comparison:
@@ -89,16 +90,19 @@ class Comparison(BaseModel):
             raise ValueError("a versus comparison needs `baseline`")
         if self.censored_at is not None and self.kind != "versus":
             raise ValueError("`censored_at` applies to versus comparisons only")
+        if self.resample != "runs" and self.kind == "saving":
+            raise ValueError("`resample` applies to threshold and versus comparisons only")
         return self
 
     def describe(self) -> str:
         if self.kind == "saving":
             return f"label saving of {self.method} vs {self.baseline} on {self.metric}* curves {self.op} {self.value:g}"
+        r = "; CI resamples repetitions" if self.resample == "repetitions" else ""
         if self.kind == "threshold":
-            return f"mean {self.metric} of {self.method} {self.op} {self.value:g}"
+            return f"mean {self.metric} of {self.method} {self.op} {self.value:g}" + (f" ({r[2:]})" if r else "")
         m = f" + {self.margin:g}" if self.margin else ""
         c = f"; pairs both >= {self.censored_at:g} (capped) left out" if self.censored_at is not None else ""
-        return f"{self.metric}: {self.method} {self.op} {self.baseline}{m} (paired{c})"
+        return f"{self.metric}: {self.method} {self.op} {self.baseline}{m} (paired{c}{r})"
 
 
 class Claim(BaseModel):
@@ -162,6 +166,13 @@ def _pair_key(df: pd.DataFrame) -> str:
     """The column that pairs runs of two methods: the job ``seed`` (same master seed, instance and
     repetition), or ``rep`` in frames without seeds."""
     return "seed" if "seed" in df.columns else "rep"
+
+
+def _repetitions(df: pd.DataFrame) -> list[tuple[int, int]]:
+    """Each run's repetition, ``(master_seed, rep)``; records without a master seed count as 0."""
+    ms = pd.to_numeric(df["master_seed"], errors="coerce") if "master_seed" in df.columns else pd.Series(0, index=df.index)
+    rep = pd.to_numeric(df["rep"], errors="coerce")
+    return [(int(m) if not math.isnan(m) else 0, int(r)) for m, r in zip(ms.astype(float), rep.astype(float), strict=True)]
 
 
 def registered_params(meta: dict[str, Any], tier: str) -> dict[str, Any]:
@@ -263,7 +274,8 @@ def verdict(
     - ``confirmed`` / ``contradicted`` when the whole CI is on one side.
 
     Intervals are stratified bootstraps over seeds within instances
-    (:func:`bench.stats.stratified_bootstrap_ci`). Each method's runs are those of its
+    (:func:`bench.stats.stratified_bootstrap_ci`), or over whole repetitions when the
+    comparison says ``resample = "repetitions"`` (:func:`bench.stats.cluster_bootstrap_ci`). Each method's runs are those of its
     registered configuration (:func:`configuration`; ``methods`` maps a method's name to its
     metadata, as a bundle's ``methods.json`` holds it), and ``versus`` pairs runs with the same
     job seed.
@@ -311,6 +323,7 @@ def verdict(
         # in (instance, seed) order, so that the bootstrap does not depend on the order of the records
         sub = ok[ok["method"] == cmp_.method].sort_values(["instance", _pair_key(ok)], kind="stable")
         strata = [g["_v"].to_numpy() for _, g in sub.groupby("instance", sort=True)]
+        runs = (sub["_v"].to_numpy(), list(sub["instance"]), _repetitions(sub))
         evidence = list(sub["key"])
         thr = float(cmp_.value)  # type: ignore[arg-type]
     else:
@@ -339,15 +352,22 @@ def verdict(
                 f" (no pair left on {', '.join(gone)})" if gone else ""
             )
         strata = [g.to_numpy() for _, g in diff.groupby(level="instance", sort=True)]
+        mine = ok[ok["method"] == cmp_.method]
+        reps = pd.Series(_repetitions(mine), index=pd.MultiIndex.from_frame(mine[pair])).groupby(level=[0, 1]).first()
+        runs = (diff.to_numpy(), list(diff.index.get_level_values("instance")), list(reps.reindex(diff.index)))
         evidence = list(ok.loc[ok["method"].isin(names), "key"])
     n_runs = int(sum(len(s) for s in strata))
-    est, lo, hi = stratified_bootstrap_ci(strata, seed=seed, n_boot=n_boot)
+    if cmp_.resample == "repetitions":
+        est, lo, hi = cluster_bootstrap_ci(*runs, seed=seed, n_boot=n_boot)
+    else:
+        est, lo, hi = stratified_bootstrap_ci(strata, seed=seed, n_boot=n_boot)
     out = Verdict(claim.id, "inconclusive", est, lo, hi, len(strata), n_runs, evidence=evidence)
     if any(np.isnan(s).all() for s in strata):
         out.reason = f"metric {cmp_.metric!r} missing from the results"
         return out
     if math.isnan(lo):
-        out.reason = "needs at least 2 seeds per instance for a confidence interval"
+        unit = "repetitions" if cmp_.resample == "repetitions" else "seeds"
+        out.reason = f"needs at least 2 {unit} per instance for a confidence interval"
         return out
     out.verdict = _decide(cmp_.op, thr, lo, hi)
     if out.verdict == "confirmed":

@@ -18,6 +18,7 @@ from scipy import stats as _st
 __all__ = [
     "bootstrap_ci",
     "stratified_bootstrap_ci",
+    "cluster_bootstrap_ci",
     "mean_of_means",
     "iqm",
     "stratified_bootstrap_aggregate",
@@ -120,6 +121,79 @@ def stratified_bootstrap_ci(
         idx = rng.integers(0, a.size, size=(n_boot, a.size))
         boots += a[idx].mean(axis=1)
     boots /= len(arrs)
+    lo, hi = np.quantile(boots, [alpha / 2, 1 - alpha / 2])
+    return (est, float(lo), float(hi))
+
+
+def cluster_bootstrap_ci(
+    values: Sequence[float] | np.ndarray,
+    instances: Sequence[Any],
+    clusters: Sequence[Any],
+    *,
+    seed: int = 0,
+    n_boot: int = 5000,
+    alpha: float = 0.05,
+) -> tuple[float, float, float]:
+    """Point estimate and CI of the mean-of-means, resampling whole clusters of runs.
+
+    Use it when runs on different instances share a random draw, such as
+    one repetition whose jobs all start from the same pre-trained network.
+    Such runs are correlated across instances. Resampling them within each
+    instance (:func:`stratified_bootstrap_ci`) treats them as independent,
+    so its interval can be too narrow. Here each bootstrap replicate draws
+    whole clusters (repetitions) with replacement and keeps all of a
+    cluster's runs together.
+
+    Parameters
+    ----------
+    values
+        Shape ``(n_runs,)``: one value per run. NaNs are dropped.
+    instances
+        Shape ``(n_runs,)``: the instance (stratum) of each run.
+    clusters
+        Shape ``(n_runs,)``: the cluster of each run (any hashable, e.g.
+        ``(master_seed, rep)``).
+
+    Returns
+    -------
+    (estimate, low, high)
+        The estimate is the mean over instances of each instance's mean, the
+        same as :func:`mean_of_means` when each cluster has one run per
+        instance. ``low``/``high`` are NaN with fewer than 2 clusters, or
+        when some instance has runs in fewer than 2 clusters. A replicate
+        that draws none of an instance's clusters averages over the other
+        instances.
+    """
+    v = np.asarray(values, dtype=float)
+    if not (len(v) == len(instances) == len(clusters)):
+        raise ValueError("values, instances and clusters must have the same length")
+    keep = ~np.isnan(v)
+    v = v[keep]
+    inst = [x for x, k in zip(instances, keep, strict=True) if k]
+    clus = [x for x, k in zip(clusters, keep, strict=True) if k]
+    if v.size == 0:
+        return (float("nan"), float("nan"), float("nan"))
+    i_names = sorted(set(inst), key=repr)
+    c_names = sorted(set(clus), key=repr)
+    i_idx = np.array([i_names.index(x) for x in inst])
+    c_idx = np.array([c_names.index(x) for x in clus])
+    sums = np.zeros((len(c_names), len(i_names)))
+    counts = np.zeros_like(sums)
+    np.add.at(sums, (c_idx, i_idx), v)
+    np.add.at(counts, (c_idx, i_idx), 1.0)
+    est = float(np.mean(sums.sum(axis=0) / counts.sum(axis=0)))
+    if len(c_names) < 2 or np.any((counts > 0).sum(axis=0) < 2):
+        return (est, float("nan"), float("nan"))
+    if np.all(v == v[0]):
+        return (est, est, est)  # no spread at all: exact, not a rounding artefact
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(c_names), size=(n_boot, len(c_names)))
+    weights = np.zeros((n_boot, len(c_names)))
+    np.add.at(weights, (np.arange(n_boot)[:, None], draws), 1.0)
+    boot_counts = weights @ counts
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_instance = (weights @ sums) / boot_counts
+    boots = np.nanmean(per_instance, axis=1)
     lo, hi = np.quantile(boots, [alpha / 2, 1 - alpha / 2])
     return (est, float(lo), float(hi))
 

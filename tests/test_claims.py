@@ -517,3 +517,56 @@ def test_a_single_parameter_set_that_is_not_the_registered_one_is_not_judged():
     v = judge(threshold(">=", 0.9), df, methods=REGISTERED)
     assert v.verdict == "not testable here" and "1 other set)" in v.reason
     assert judge(threshold(">=", 0.9), df).verdict == "confirmed"  # without metadata it is all there is
+
+
+# ----------------------------------------------------------------------------- resample = "repetitions"
+
+
+def shared_draw_rows(method="ros", n_reps=6, n_inst=10, master_seed=0, base=0.9, kind="method", seed=0):
+    """Rows whose repetition shifts every instance alike, as one pre-trained network per repetition does."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    shift = rng.normal(0.0, 0.02, n_reps)
+    return [
+        {**row(method, f"G{i}", r, base + shift[r] + rng.normal(0.0, 0.001), kind=kind), "master_seed": master_seed,
+         "seed": 1000 * master_seed + 10 * r + i}
+        for r in range(n_reps) for i in range(n_inst)
+    ]  # fmt: skip
+
+
+def test_resampling_repetitions_widens_the_interval_when_a_repetition_shifts_every_instance():
+    df = frame(shared_draw_rows())
+    by_runs = judge(threshold(">=", 0.0), df)
+    cmp_ = Comparison(kind="threshold", method="ros", metric="score", op=">=", value=0.0, resample="repetitions")
+    by_reps = judge(make_claim(cmp_), df)
+    assert by_reps.estimate == pytest.approx(by_runs.estimate)
+    assert (by_reps.ci_high - by_reps.ci_low) > 2.0 * (by_runs.ci_high - by_runs.ci_low)
+    # a threshold just below the estimate: confirmed if the runs were independent, not with 6 real draws
+    thr = by_runs.ci_low - 0.001
+    assert judge(threshold(">=", thr), df).verdict == "confirmed"
+    cmp_ = Comparison(kind="threshold", method="ros", metric="score", op=">=", value=thr, resample="repetitions")
+    assert judge(make_claim(cmp_), df).verdict == "inconclusive"
+    assert "CI resamples repetitions" in cmp_.describe()
+
+
+def test_versus_resampling_repetitions_keeps_pairs_and_counts_each_master_seed_apart():
+    ours = shared_draw_rows(n_reps=1, master_seed=0) + shared_draw_rows(n_reps=1, master_seed=1, seed=1)
+    theirs = [{**r, "method": "greedy", "kind": "baseline", "key": f"{next(_counter):064x}", "metric.score": r["metric.score"] - 0.1}
+              for r in ours]  # fmt: skip
+    cmp_ = Comparison(kind="versus", method="ros", baseline="greedy", metric="score", op=">=", margin=0.05, resample="repetitions")
+    v = judge(make_claim(cmp_), frame(ours + theirs))
+    # rep 0 of master seeds 0 and 1 are two repetitions; every pair differs by exactly 0.1
+    assert v.verdict == "confirmed" and v.estimate == pytest.approx(0.1)
+    assert v.ci_low == pytest.approx(0.1) and v.n_runs == 20
+    # one repetition alone gives no interval, and the reason says what is missing
+    v = judge(make_claim(cmp_), frame(ours[:10] + theirs[:10]))
+    assert v.verdict == "inconclusive" and "2 repetitions per instance" in v.reason
+    assert "CI resamples repetitions" in cmp_.describe()
+
+
+def test_resample_is_rejected_for_saving_comparisons():
+    with pytest.raises(ValidationError, match="resample"):
+        Comparison(kind="saving", method="a", baseline="b", metric="acc", x_metric="n", op=">=", value=0.0, resample="repetitions")
+    with pytest.raises(ValidationError):
+        Comparison(kind="threshold", method="a", metric="acc", op=">=", value=0.0, resample="clusters")

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from bench.stats import bootstrap_ci, mean_of_means, stratified_bootstrap_ci
+from bench.stats import bootstrap_ci, cluster_bootstrap_ci, mean_of_means, stratified_bootstrap_ci
 
 nan = float("nan")
 
@@ -334,3 +334,59 @@ def test_pareto_front_hand_computed():
     # (3, 2) is dominated by (2, 3); (1, 0.5) by (1, 1); NaN never optimal
     assert pareto_front(cost, quality).tolist() == [True, True, False, False, False]
     assert pareto_front([1.0, 1.0], [2.0, 2.0]).tolist() == [True, True]  # equal points do not dominate each other
+
+
+# ----------------------------------------------------------------------------- cluster_bootstrap_ci
+
+
+def _shared_shift_runs(n_reps=6, n_inst=10, seed=0):
+    """Runs whose repetition adds one shift to every instance (a shared pre-training, say)."""
+    rng = np.random.default_rng(seed)
+    shift = rng.normal(0.0, 0.02, n_reps)
+    vals, inst, clus = [], [], []
+    for r in range(n_reps):
+        for i in range(n_inst):
+            vals.append(0.9 + 0.01 * i + shift[r] + rng.normal(0.0, 0.001))
+            inst.append(f"G{i}")
+            clus.append((0, r))
+    return np.array(vals), inst, clus
+
+
+def test_cluster_estimate_is_the_mean_of_means_and_the_interval_wider_when_runs_share_a_draw():
+    vals, inst, clus = _shared_shift_runs()
+    strata = [vals[[j for j, x in enumerate(inst) if x == name]] for name in sorted(set(inst))]
+    est, lo, hi = cluster_bootstrap_ci(vals, inst, clus, seed=1)
+    s_est, s_lo, s_hi = stratified_bootstrap_ci(strata, seed=1)
+    assert est == pytest.approx(s_est) == pytest.approx(mean_of_means(strata))
+    assert lo < est < hi
+    # ten instances move together, so there are 6 independent draws, not 60
+    assert (hi - lo) > 2.0 * (s_hi - s_lo)
+
+
+def test_cluster_interval_matches_a_plain_bootstrap_of_repetition_means():
+    vals, inst, clus = _shared_shift_runs(n_reps=8, n_inst=3, seed=2)
+    per_rep = vals.reshape(8, 3).mean(axis=1)  # one value per repetition
+    _, lo, hi = cluster_bootstrap_ci(vals, inst, clus, seed=3, n_boot=4000)
+    b_lo, b_hi = bootstrap_ci(per_rep, seed=3, n_boot=4000)
+    assert lo == pytest.approx(b_lo, abs=0.003) and hi == pytest.approx(b_hi, abs=0.003)
+
+
+def test_cluster_needs_two_clusters_on_every_instance():
+    # one repetition only
+    est, lo, hi = cluster_bootstrap_ci([1.0, 2.0], ["a", "b"], [(0, 0), (0, 0)])
+    assert est == 1.5 and math.isnan(lo) and math.isnan(hi)
+    # instance b was run in one repetition only
+    est, lo, hi = cluster_bootstrap_ci([1.0, 2.0, 3.0], ["a", "a", "b"], [(0, 0), (0, 1), (0, 0)])
+    assert est == (1.5 + 3.0) / 2 and math.isnan(lo)
+
+
+def test_cluster_same_rep_under_two_master_seeds_is_two_clusters_and_nans_are_dropped():
+    est, lo, hi = cluster_bootstrap_ci([1.0, 3.0, nan], ["a", "a", "a"], [(0, 0), (1, 0), (2, 0)], seed=0)
+    assert est == 2.0 and 1.0 <= lo < hi <= 3.0
+
+
+def test_cluster_constant_values_give_an_exact_interval_and_lengths_must_agree():
+    assert cluster_bootstrap_ci([2.0, 2.0, 2.0, 2.0], list("abab"), [0, 0, 1, 1]) == (2.0, 2.0, 2.0)
+    with pytest.raises(ValueError, match="same length"):
+        cluster_bootstrap_ci([1.0, 2.0], ["a"], [0, 1])
+    assert all(math.isnan(v) for v in cluster_bootstrap_ci([nan], ["a"], [0]))
