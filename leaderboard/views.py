@@ -330,7 +330,7 @@ def claims_page(data: Data, key: str) -> None:
     st.header("Claims")
     st.caption(
         "Each verdict comes from bench.claims.verdict on the results shown here: 95% stratified-bootstrap CI over seeds "
-        "within instances; confirmed / contradicted only when the whole interval is on one side."
+        "within instances (over whole repetitions where the claim's test says so); confirmed / contradicted only when the whole interval is on one side."
     )
     names = sorted(data.tasks)
     pick = st.multiselect("tasks", names, default=names, key="claims_tasks")
