@@ -38,7 +38,7 @@ import pandas as pd
 from bench import environment
 from bench.store import SCHEMA_VERSION, RunRecord, Store, SweepManifest, records_frame
 
-__all__ = ["publish", "load_bundles", "Bundles", "task_export", "PublishError", "REQUIRED_COLUMNS"]
+__all__ = ["publish", "load_bundles", "Bundles", "task_export", "PublishError", "REQUIRED_COLUMNS", "is_development_run"]
 
 # The author recorded on a maintainers' bundle unless --author says otherwise
 # (the login name of whoever ran publish says nothing to a reader).
@@ -126,7 +126,8 @@ def publish(
     PublishError
         If a sweep is unknown, belongs to another task, or has a job with no
         record (an interrupted sweep: rerun it to finish, then publish), or a
-        superseded bundle does not exist or may not be replaced.
+        superseded bundle does not exist or may not be replaced, or a record
+        ran on one of its method's ``development_seeds``.
     """
     if origin not in ("maintainers", "submitted"):
         raise PublishError(f"origin must be 'maintainers' or 'submitted', got {origin!r}")
@@ -156,6 +157,7 @@ def publish(
         (missing.append(k) if rec is None else records.append(rec))
     if missing:
         raise PublishError(f"{len(missing)} of {len(keys)} jobs of the sweep have no record (interrupted?); rerun the same `bench run` command to finish it, then publish")
+    _check_development_seeds(records, catalog)
     # jobs the sweep reused from the store (run by an earlier sweep) whose record is already
     # published are left out: publishing them again would make duplicate keys
     records, left_out = _drop_already_published(records, task_dir, {m.sweep for m in manifests}, supersedes)
@@ -233,6 +235,36 @@ def publish(
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
     tmp.rename(out)
     return out
+
+
+def _check_development_seeds(records: list[RunRecord], catalog: list[dict[str, Any]]) -> None:
+    """Refuse runs on a master seed that chose the method's settings (its ``development_seeds``).
+
+    Only runs of the version the catalog describes are checked: an older
+    version's development seeds are not recorded.
+    """
+    bad: dict[tuple[str, str, int], list[str]] = {}
+    for r in records:
+        if is_development_run(catalog, r.method, r.method_version, r.master_seed, r.instance):
+            bad.setdefault((r.method, r.method_version, r.master_seed), []).append(r.instance)
+    if bad:
+        (name, version, seed), insts = next(iter(sorted(bad.items())))
+        raise PublishError(
+            f"{len(insts)} record(s) of {name} version {version} ran on master seed {seed} (e.g. {sorted(insts)[0]}), "
+            "where its development runs chose its settings (development_seeds): publish runs of another master "
+            "seed (`bench run --seed N`)"
+        )
+
+
+def is_development_run(catalog: list[dict[str, Any]], method: str, version: Any, master_seed: Any, instance: str) -> bool:
+    """Whether a run of ``method`` at ``version`` lies in the catalog's declared ``development_seeds``."""
+    meta = next((m for m in catalog if m.get("name") == method), None)
+    if meta is None or str(meta.get("version")) != str(version):
+        return False
+    for d in meta.get("development_seeds") or []:
+        if int(d["master_seed"]) == int(master_seed) and (d.get("instances") is None or instance in d["instances"]):
+            return True
+    return False
 
 
 def _drop_already_published(

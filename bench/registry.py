@@ -206,6 +206,7 @@ class MethodSpec:
     supports: Callable[[Any], bool | str] | None = None
     budgets: dict[str, float] = field(default_factory=dict)
     tier_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    development_seeds: dict[int, tuple[str, ...] | None] = field(default_factory=dict)
     description: str = ""
     deviations: str = ""
     source: str = ""
@@ -258,6 +259,9 @@ class MethodSpec:
             "deterministic": self.deterministic,
             "budgets": self.budgets,
             "tier_params": self.tier_params,
+            "development_seeds": [
+                {"master_seed": s, "instances": None if i is None else list(i)} for s, i in sorted(self.development_seeds.items())
+            ],
             "description": self.description,
             "deviations": self.deviations,
             "source": self.source,
@@ -310,6 +314,7 @@ def method(
     supports: Callable[[Any], bool | str] | None = None,
     budgets: dict[str, float] | None = None,
     tier_params: dict[str, dict[str, Any]] | None = None,
+    development_seeds: Iterable[int] | dict[int, Iterable[str] | None] = (),
     description: str = "",
     deviations: str = "",
     setup: Callable[[dict[str, Any]], None] | None = None,
@@ -347,6 +352,14 @@ def method(
         e.g. ``{"full": {"max_steps": None}}`` for a paper-scale schedule in
         the ``full`` tier; ``--param`` still overrides both. Keys must be
         tiers, and their entries parameters of ``params``.
+    development_seeds
+        The master seeds whose runs were used to choose this version's
+        settings (a tuned variant's development runs): a list of seeds (every
+        instance), or ``{seed: [instance ids]}`` when the development runs
+        of a seed touched only those instances (``None`` for all).
+        ``bench publish`` refuses this version's runs on them, so that
+        published numbers come from runs the tuning never saw. Empty for a
+        method nobody tuned.
     description, deviations
         Free text shown on the leaderboard's method page; ``deviations`` lists
         every departure from the paper or official code. Defaults to the
@@ -381,6 +394,11 @@ def method(
         if extra:
             raise ValueError(f"tier_params[{t!r}]: {sorted(extra)[0]!r} is not a parameter of {name!r} (params: {sorted(params or {})})")
 
+    raw = development_seeds if isinstance(development_seeds, dict) else dict.fromkeys(development_seeds)
+    if any(isinstance(x, bool) or not isinstance(x, int) for x in raw):
+        raise ValueError(f"development_seeds of {name!r} must be master seeds (ints), got {list(raw)!r}")
+    dev_seeds = {int(k): None if v is None else tuple(str(i) for i in v) for k, v in raw.items()}
+
     def deco(target: T) -> T:
         doc = inspect.getdoc(target) or ""
         spec = MethodSpec(
@@ -396,6 +414,7 @@ def method(
             supports=supports,
             budgets=dict(budgets or {}),
             tier_params={t: dict(tp) for t, tp in (tier_params or {}).items()},
+            development_seeds=dev_seeds,
             description=description or doc.split("\n\n")[0],
             deviations=deviations,
             source=_source_of(target),

@@ -204,6 +204,31 @@ def test_publish_default_author_by_origin(cli, toy_run, tmp_path):
         assert json.loads((bundle / "manifest.json").read_text())["author"] == expected
 
 
+def test_publish_refuses_runs_on_a_methods_development_seeds(toy_run, tmp_path):
+    from bench.bundle import PublishError, publish
+    from bench.registry import get_task
+    from bench.store import Store
+
+    store = Store(toy_run)
+    (sweep,) = [m.sweep for m in store.sweeps("toy-mean")]
+    version = store.frame("toy-mean").query("method == 'toy-noisy'")["method_version"].iloc[0]
+
+    def catalog(dev):
+        return [{"name": m, "version": version, "development_seeds": dev if m == "toy-noisy" else []} for m in TOY3]
+
+    def pub(dev, results):
+        return publish(store, get_task("toy-mean"), [sweep], results, origin="maintainers", author="ci", catalog=catalog(dev))
+
+    # the sweep ran on master seed 0: declared as toy-noisy's development seed, it may not be published
+    with pytest.raises(PublishError, match=r"toy-noisy version \S+ ran on master seed 0 .*development_seeds"):
+        pub([{"master_seed": 0, "instances": None}], tmp_path / "a")
+    assert not (tmp_path / "a" / "toy-mean").exists() or not any((tmp_path / "a" / "toy-mean").iterdir())
+    # development runs on other instances, another seed, or another version do not block it
+    assert pub([{"master_seed": 0, "instances": ["no-such-instance"]}, {"master_seed": 7, "instances": None}], tmp_path / "b").exists()
+    stale = [{"name": "toy-noisy", "version": "v-other", "development_seeds": [{"master_seed": 0, "instances": None}]}]
+    assert publish(store, get_task("toy-mean"), [sweep], tmp_path / "c", origin="maintainers", author="ci", catalog=stale).exists()
+
+
 def test_a_rerun_published_with_supersedes_replaces_the_old_bundle(cli, toy_run, tmp_path):
     results = tmp_path / "results"
     rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers")

@@ -63,6 +63,24 @@ def test_published_solutions_rescore_to_the_published_metrics(cli, task):
     assert rc == 0 and "mismatch" not in out, out + err
 
 
+def test_no_published_run_lies_in_its_methods_development_seeds():
+    """A tuned variant's published runs never reuse the runs its settings were chosen on."""
+    from bench.bundle import is_development_run, load_bundles
+    from bench.evaluator import probe_catalog
+
+    catalog, _ = probe_catalog()
+    assert any(m["development_seeds"] for m in catalog), "no method declares development_seeds"
+    df = load_bundles(RESULTS).records
+    if df.empty:
+        pytest.skip("no bundle is published yet")
+    bad = [
+        (r.method, r.method_version, r.master_seed, r.instance)
+        for r in df[["method", "method_version", "master_seed", "instance"]].itertuples()
+        if is_development_run(catalog, r.method, r.method_version, r.master_seed, r.instance)
+    ]  # fmt: skip
+    assert not bad, bad[:5]
+
+
 def assert_readme_quotes(printed: str, readme: Path, prefix: str, n: int) -> None:
     """Every line of ``printed`` that starts with ``prefix`` (``n`` of them) stands in ``readme``."""
     rows = [line for line in printed.splitlines() if line.startswith(prefix)]

@@ -280,6 +280,25 @@ def test_method_tier_params_are_checked_and_exported(clean_registries):
     assert METHODS.get("test-reg-tp3").meta()["tier_params"] == {"full": {"n": None}}
 
 
+def test_method_development_seeds_are_checked_and_exported(clean_registries):
+    with pytest.raises(ValueError, match="development_seeds of 'test-reg-ds1' must be master seeds"):
+        method(name="test-reg-ds1", kind="baseline", tasks=["t"], development_seeds=["2"])
+    assert "test-reg-ds1" not in METHODS
+
+    @method(name="test-reg-ds2", kind="baseline", tasks=["t"], development_seeds={2: None, 0: ["a", "b"]})
+    def f(instance, *, seed, budget):
+        return 0
+
+    @method(name="test-reg-ds3", kind="baseline", tasks=["t"], development_seeds=[5])
+    def g(instance, *, seed, budget):
+        return 0
+
+    assert METHODS.get("test-reg-ds2").meta()["development_seeds"] == [
+        {"master_seed": 0, "instances": ["a", "b"]}, {"master_seed": 2, "instances": None}
+    ]  # fmt: skip
+    assert METHODS.get("test-reg-ds3").meta()["development_seeds"] == [{"master_seed": 5, "instances": None}]
+
+
 def test_plan_applies_tier_params_under_param_overrides():
     from bench.registry import get_task
     from bench.runner import RunOptions, plan
