@@ -486,7 +486,10 @@ def cmd_publish(a: argparse.Namespace) -> int:
         if not done:
             raise _Usage(f"no finished sweep of {a.task} in {store.root}; run `python -m bench run --task {a.task}` first")
         sweeps = [done[-1].sweep]
-    catalog, _ = probe_catalog()
+    # the methods' metadata (methods.json) comes from the same files the sweeps ran: their plugins too
+    known = {m.sweep: m for m in store.sweeps(a.task)}
+    extra = tuple(dict.fromkeys(p for s in sweeps if s in known for p in (known[s].args or {}).get("extra_paths") or []))
+    catalog, _ = probe_catalog(extra)
     out = publish(
         store,
         task,

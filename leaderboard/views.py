@@ -386,6 +386,11 @@ def method_page(data: Data, key: str) -> None:
     st.text(info.get("deviations") or "none recorded")
     st.markdown("**Parameters**")
     st.code(json.dumps({"defaults": info.get("params", {}), "grid": info.get("grid"), "run with": sorted(set(mine["params"]))}, indent=1, default=str), language="json")
+    if info.get("development_seeds"):
+        st.text("development runs (settings chosen there; never published for this version): " + "; ".join(
+            f"master seed {d['master_seed']}" + (f" on {', '.join(d['instances'])}" if d.get("instances") else ", every instance")
+            for d in info["development_seeds"]
+        ))  # fmt: skip
 
     st.markdown("**Provenance**")
     prov = []

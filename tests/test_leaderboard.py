@@ -122,6 +122,10 @@ def test_method_page_provenance_and_commands(monkeypatch, lb_source):  # noqa: F
     assert any(t.value.startswith("sweep ") and "bench run --task knapsack" in t.value for t in at.text)
     at = _app(monkeypatch, lb_source["results"], "Method", task="toy-mean", method="toy-noisy")
     assert set(_frame(at.dataframe[0])["origin"]) == {"submitted"}
+    assert "development runs" not in _texts(at)
+    # a method that declares development runs says where they were
+    at = _app(monkeypatch, lb_source["results"], "Method", task="toy-mean", method="toy-refine")
+    assert "development runs (settings chosen there; never published for this version): master seed 5 on n100-s1" in _texts(at)
 
 
 def test_submit_page_is_instructions_only(monkeypatch, tmp_path):

@@ -7,7 +7,7 @@ import numpy as np
 from bench import checkpoint, method
 
 
-@method(name="toy-refine", kind="baseline", tasks=["toy-mean"], deterministic=True, reference="test")
+@method(name="toy-refine", kind="baseline", tasks=["toy-mean"], deterministic=True, reference="test", development_seeds={5: ["n100-s1"]})
 def refine(instance, *, seed, budget):
     """Mean of a growing prefix of the sample: every checkpoint is verified by the task."""
     x = instance.data["x"]
