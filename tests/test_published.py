@@ -108,6 +108,20 @@ def test_the_official_ros_side_by_side_table_is_what_its_script_prints(capsys):
     assert_readme_quotes(printed, readme, "ours:     mean", 1)
 
 
+def test_the_paper_tail_table_is_what_its_script_prints(capsys):
+    """methods/maxcut/README.md quotes `_official_ros.py paper-tail` on the kept official runs and both bundles."""
+    from tasks.maxcut import _official_ros
+
+    runs, readme = ROOT / "tasks/maxcut/official_ros_k3.jsonl", ROOT / "methods" / "maxcut" / "README.md"
+    bundles = [RESULTS / "maxcut" / b for b in ("20261202-maintainers-c9247eccc0", "20261203-maintainers-94a423f21d")]
+    _official_ros.main(["paper-tail", str(runs), *map(str, bundles)])
+    printed = capsys.readouterr().out
+    assert_readme_quotes(printed, readme, "| G", 10)
+    assert_readme_quotes(printed, readme, "paper: mean ratio", 1)
+    assert_readme_quotes(printed, readme, "best of ", 5)
+    assert "| G7 | 2188 | 56 |" in printed and "| 0 (0.0%) |" in printed
+
+
 def test_the_manifold_quality_target_table_is_what_its_script_prints(capsys):
     """tasks/manifold_diffusion/README.md quotes `_quality_target.py` on the published bundles."""
     from tasks.manifold_diffusion import _quality_target
