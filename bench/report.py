@@ -25,6 +25,7 @@ from bench.stats import (
     rank_methods,
     stratified_bootstrap_aggregate,
     t_bounds,
+    t_prediction_bounds,
 )
 from bench.store import STATUSES
 
@@ -530,6 +531,17 @@ def paper_table(paper_results: list[dict[str, Any]]) -> pd.DataFrame:
     return df[cols]
 
 
+def _side(ref: float, lo: float, hi: float, n: int) -> str:
+    """Where our bounds ``[lo, hi]`` lie against a reference value (the paper's)."""
+    if n < 2:
+        return "one run"
+    if lo > ref:
+        return "above the paper"
+    if hi < ref:
+        return "below the paper"
+    return "consistent"
+
+
 def versus_paper(
     records: pd.DataFrame,
     paper_results: list[dict[str, Any]],
@@ -543,12 +555,19 @@ def versus_paper(
 ) -> pd.DataFrame:
     """Our runs of ``method`` beside the paper's reported value, instance by instance.
 
-    A paper's per-instance figure is one run, with no spread, so only our
-    side has an interval: one-sided Student-t bounds on our mean over seeds
-    (:func:`bench.stats.t_bounds`, each at ``1 - alpha``). The verdict says
-    ``above the paper`` when our lower bound exceeds the paper's value,
-    ``below the paper`` when our upper bound is under it, ``consistent``
-    otherwise, and ``one run`` with fewer than two valid runs.
+    A paper's per-instance figure is one run. Two questions, two verdicts:
+
+    - ``verdict``: is our *mean* above or below the paper's figure? One-sided
+      Student-t bounds on our mean over seeds (:func:`bench.stats.t_bounds`,
+      each at ``1 - alpha``): ``above the paper`` when our lower bound exceeds
+      the paper's value, ``below the paper`` when our upper bound is under it,
+      ``consistent`` otherwise. With many seeds these bounds are tight, so a
+      single run of the very same method would usually land outside them.
+    - ``run_verdict``: could the paper's figure be *one of our runs*?
+      One-sided prediction bounds for a single new run
+      (:func:`bench.stats.t_prediction_bounds`), with the same wording.
+
+    Both are ``one run`` with fewer than two valid runs.
 
     Parameters
     ----------
@@ -576,11 +595,11 @@ def versus_paper(
     -------
     DataFrame
         Columns ``instance, paper, ours, runs, lo, hi, diff_pct, verdict,
-        source``, one row per instance that both sides have; instances sorted
-        as the records list them.
+        run_lo, run_hi, run_verdict, source``, one row per instance that both
+        sides have; instances sorted as the records list them.
     """
     metric = metric or meta["primary"]
-    cols = ["instance", "paper", "ours", "runs", "lo", "hi", "diff_pct", "verdict", "source"]
+    cols = ["instance", "paper", "ours", "runs", "lo", "hi", "diff_pct", "verdict", "run_lo", "run_hi", "run_verdict", "source"]
     paper = [p for p in paper_results if p.get("method") == (paper_method or method) and p.get("metric") == metric]
     col = f"metric.{metric}"
     if records.empty or not paper or col not in records:
@@ -607,18 +626,12 @@ def versus_paper(
             continue
         ref = float(p["value"])
         lo, hi = t_bounds(x, alpha)
-        if x.size < 2:
-            verdict = "one run"
-        elif lo > ref:
-            verdict = "above the paper"
-        elif hi < ref:
-            verdict = "below the paper"
-        else:
-            verdict = "consistent"
+        run_lo, run_hi = t_prediction_bounds(x, alpha)
         mean = float(x.mean())
         rows.append({"instance": p["instance"], "paper": ref, "ours": mean, "runs": int(x.size), "lo": lo, "hi": hi,
-                     "diff_pct": 100.0 * (mean - ref) / abs(ref) if ref else math.nan, "verdict": verdict,
-                     "source": str(p.get("source", ""))})  # fmt: skip
+                     "diff_pct": 100.0 * (mean - ref) / abs(ref) if ref else math.nan,
+                     "verdict": _side(ref, lo, hi, x.size), "run_lo": run_lo, "run_hi": run_hi,
+                     "run_verdict": _side(ref, run_lo, run_hi, x.size), "source": str(p.get("source", ""))})  # fmt: skip
     order = {i: k for k, i in enumerate(records["instance"].unique())}
     out = pd.DataFrame(rows, columns=cols)
     return out.sort_values("instance", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)

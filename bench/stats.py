@@ -36,6 +36,7 @@ __all__ = [
     "label_saving",
     "stratified_saving_ci",
     "t_bounds",
+    "t_prediction_bounds",
 ]
 
 
@@ -656,5 +657,36 @@ def t_bounds(x: Sequence[float] | np.ndarray, alpha: float = 0.05) -> tuple[floa
     if v.size < 2:
         return (math.nan, math.nan)
     half = float(_st.t.ppf(1.0 - alpha, v.size - 1)) * float(v.std(ddof=1)) / math.sqrt(v.size)
+    m = float(v.mean())
+    return (m - half, m + half)
+
+
+def t_prediction_bounds(x: Sequence[float] | np.ndarray, alpha: float = 0.05) -> tuple[float, float]:
+    """One-sided Student-t bounds for *one new run*, each at level ``1 - alpha``.
+
+    ``lo = mean - t(1-alpha, n-1) s sqrt(1 + 1/n)`` and ``hi = mean + ...``:
+    the range a single further run of the same method falls in (normal
+    model), not the range of its mean (:func:`t_bounds`). Use it to ask
+    whether someone else's single run, such as a paper's figure, could be
+    one of these runs. NaN values are dropped; fewer than two values give
+    ``(nan, nan)``.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        Repeated measurements (seeds).
+    alpha : float
+        One-sided error rate of each bound.
+
+    Returns
+    -------
+    (float, float)
+        The lower and the upper bound.
+    """
+    v = np.asarray(x, dtype=float)
+    v = v[~np.isnan(v)]
+    if v.size < 2:
+        return (math.nan, math.nan)
+    half = float(_st.t.ppf(1.0 - alpha, v.size - 1)) * float(v.std(ddof=1)) * math.sqrt(1.0 + 1.0 / v.size)
     m = float(v.mean())
     return (m - half, m + half)

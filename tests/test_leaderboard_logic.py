@@ -245,6 +245,14 @@ def test_versus_paper_bounds_our_mean_against_the_papers_single_run():
     assert t.loc["a", "hi"] == pytest.approx(11.0 + 1.685854, abs=1e-6)
     assert t.loc["a", "diff_pct"] == pytest.approx(100 * (11 - 14) / 14)
     assert t.loc["b", "verdict"] == "consistent" and t.loc["c", "verdict"] == "one run"
+    # as one run: 14 is above our mean's bound but within the range of one further run of ours
+    # (11 + t(0.95, 2) * 1 * sqrt(1 + 1/3) = 14.37)...
+    assert t.loc["a", "run_hi"] == pytest.approx(11.0 + 1.685854 * 3**0.5 * (4 / 3) ** 0.5, abs=1e-6)
+    assert t.loc["a", "run_verdict"] == "consistent" and t.loc["c", "run_verdict"] == "one run"
+    # ...and 15 is above both
+    paper[0]["value"] = 15.0
+    row = versus_paper(rec, paper, {"primary": "cut"}, "m").iloc[0]
+    assert (row["verdict"], row["run_verdict"]) == ("below the paper", "below the paper")
     paper[0]["value"] = 9.0  # lo = 9.31 > 9
     assert versus_paper(rec, paper, {"primary": "cut"}, "m").iloc[0]["verdict"] == "above the paper"
     assert versus_paper(rec, paper, {"primary": "cut"}, "m", metric="nope").empty

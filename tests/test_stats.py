@@ -7,7 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from bench.stats import bootstrap_ci, cluster_bootstrap_ci, mean_of_means, stratified_bootstrap_ci
+from bench.stats import (
+    bootstrap_ci,
+    cluster_bootstrap_ci,
+    mean_of_means,
+    stratified_bootstrap_ci,
+    t_prediction_bounds,
+)
 
 nan = float("nan")
 
@@ -390,3 +396,23 @@ def test_cluster_constant_values_give_an_exact_interval_and_lengths_must_agree()
     with pytest.raises(ValueError, match="same length"):
         cluster_bootstrap_ci([1.0, 2.0], ["a"], [0, 1])
     assert all(math.isnan(v) for v in cluster_bootstrap_ci([nan], ["a"], [0]))
+
+
+# ----------------------------------------------------------------------------- t_prediction_bounds
+
+
+def test_prediction_bounds_cover_one_new_run_and_do_not_shrink_to_the_mean():
+    rng = np.random.default_rng(0)
+    n, hits_lo, hits_hi, trials = 20, 0, 0, 4000
+    for _ in range(trials):
+        x = rng.normal(5.0, 2.0, n + 1)
+        lo, hi = t_prediction_bounds(x[:n])
+        hits_lo += x[n] >= lo
+        hits_hi += x[n] <= hi
+    # each one-sided bound holds for a new run about 95% of the time
+    assert 0.935 < hits_lo / trials < 0.965 and 0.935 < hits_hi / trials < 0.965
+    x = rng.normal(0.0, 1.0, 400)
+    m_lo, m_hi = t_bounds(x)
+    p_lo, p_hi = t_prediction_bounds(x)
+    assert m_hi - m_lo < 0.3 and 3.0 < p_hi - p_lo < 3.6  # 2 * 1.645 * 1.0: the spread of one run, not of the mean
+    assert all(math.isnan(v) for v in t_prediction_bounds([1.0, nan]))
