@@ -126,8 +126,9 @@ def publish(
     PublishError
         If a sweep is unknown, belongs to another task, or has a job with no
         record (an interrupted sweep: rerun it to finish, then publish), or a
-        superseded bundle does not exist or may not be replaced, or a record
-        ran on one of its method's ``development_seeds``.
+        superseded bundle does not exist or may not be replaced, or a record's
+        method is not in ``catalog`` (its metadata could not be read), or a
+        record ran on one of its method's ``development_seeds``.
     """
     if origin not in ("maintainers", "submitted"):
         raise PublishError(f"origin must be 'maintainers' or 'submitted', got {origin!r}")
@@ -157,6 +158,12 @@ def publish(
         (missing.append(k) if rec is None else records.append(rec))
     if missing:
         raise PublishError(f"{len(missing)} of {len(keys)} jobs of the sweep have no record (interrupted?); rerun the same `bench run` command to finish it, then publish")
+    unknown = sorted({r.method for r in records} - {m.get("name") for m in catalog})
+    if unknown:
+        raise PublishError(
+            f"no metadata for {', '.join(unknown)}: their files do not import here (a plugin the sweep ran with "
+            "--plugin that has moved?); pass --plugin PATH to bench publish"
+        )
     _check_development_seeds(records, catalog)
     # jobs the sweep reused from the store (run by an earlier sweep) whose record is already
     # published are left out: publishing them again would make duplicate keys

@@ -137,6 +137,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--author")
     s.add_argument(
+        "--plugin",
+        action="append",
+        help="a method file the sweep ran with --plugin, if it has moved since (default: the sweep's own paths)",
+    )
+    s.add_argument(
         "--supersedes",
         action="append",
         metavar="BUNDLE",
@@ -488,7 +493,8 @@ def cmd_publish(a: argparse.Namespace) -> int:
         sweeps = [done[-1].sweep]
     # the methods' metadata (methods.json) comes from the same files the sweeps ran: their plugins too
     known = {m.sweep: m for m in store.sweeps(a.task)}
-    extra = tuple(dict.fromkeys(p for s in sweeps if s in known for p in (known[s].args or {}).get("extra_paths") or []))
+    recorded = [p for s in sweeps if s in known for p in (known[s].args or {}).get("extra_paths") or []]
+    extra = tuple(dict.fromkeys([*(a.plugin or []), *(p for p in recorded if Path(p).exists())]))
     catalog, _ = probe_catalog(extra)
     out = publish(
         store,

@@ -225,8 +225,11 @@ def test_publish_refuses_runs_on_a_methods_development_seeds(toy_run, tmp_path):
     assert not (tmp_path / "a" / "toy-mean").exists() or not any((tmp_path / "a" / "toy-mean").iterdir())
     # development runs on other instances, another seed, or another version do not block it
     assert pub([{"master_seed": 0, "instances": ["no-such-instance"]}, {"master_seed": 7, "instances": None}], tmp_path / "b").exists()
-    stale = [{"name": "toy-noisy", "version": "v-other", "development_seeds": [{"master_seed": 0, "instances": None}]}]
+    stale = [{**m, "version": "v-other"} if m["name"] == "toy-noisy" else m for m in catalog([{"master_seed": 0, "instances": None}])]
     assert publish(store, get_task("toy-mean"), [sweep], tmp_path / "c", origin="maintainers", author="ci", catalog=stale).exists()
+    # a method whose metadata cannot be read (its plugin moved) is named, not published without it
+    with pytest.raises(PublishError, match=r"no metadata for toy-first: .*--plugin PATH"):
+        publish(store, get_task("toy-mean"), [sweep], tmp_path / "d", origin="maintainers", author="ci", catalog=stale[:2])
 
 
 def test_a_rerun_published_with_supersedes_replaces_the_old_bundle(cli, toy_run, tmp_path):
