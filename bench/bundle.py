@@ -340,6 +340,9 @@ class Bundles:
     warnings: list[str] = field(default_factory=list)
     #: superseded bundle name -> the bundles that replace (some of) its records
     superseded: dict[str, list[str]] = field(default_factory=dict)
+    #: task -> the bundle whose ``claims.json`` (and ``task.json``) is used: a snapshot taken at
+    #: publish time, so it can be older than the checkout's ``claims.toml``
+    claims_source: dict[str, str] = field(default_factory=dict)
 
 
 #: Files whose sha256 is checked against the manifest on every load (the solutions,
@@ -488,9 +491,10 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
         meta_sources.append((str(manifest.get("created_at") or ""), bdir.name, name, tjson, cjson, mjson))
     # a task's metadata (task.json, claims.json) comes from its newest bundle by creation time, and
     # each method's entry from the newest bundle that holds it: not from whichever name sorts last
-    for _, _, name, tjson, cjson, mjson in sorted(meta_sources, key=lambda m: (m[0], m[1])):
+    for _, bname, name, tjson, cjson, mjson in sorted(meta_sources, key=lambda m: (m[0], m[1])):
         out.tasks[name] = tjson
         out.claims[name] = cjson.get("claims", [])
+        out.claims_source[name] = bname
         out.paper_results[name] = cjson.get("paper_results", [])
         out.methods.setdefault(name, {}).update({m["name"]: m for m in mjson})
     if frames:

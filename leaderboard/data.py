@@ -43,6 +43,8 @@ class Data:
     records: pd.DataFrame
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
     claims: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: task -> the bundle its claims were read from (published results only)
+    claims_source: dict[str, str] = field(default_factory=dict)
     paper_results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     methods: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -75,6 +77,7 @@ def load_results(results_dir: str | Path) -> Data:
         provenance=b.manifests,
         warnings=list(b.warnings),
         superseded=dict(b.superseded),
+        claims_source=dict(b.claims_source),
     )
 
 

@@ -344,6 +344,13 @@ def claims_page(data: Data, key: str) -> None:
     want = st.multiselect("verdicts", verdicts, default=verdicts, key="claims_verdicts")
     v = v[v["verdict"].isin(want)]
     st.dataframe(v.drop(columns=["evidence"]), hide_index=True)
+    sources = {t: data.claims_source[t] for t in sorted(set(v["task"])) if t in data.claims_source}
+    if sources:
+        st.caption(
+            "Claims as recorded at publish time, in each task's newest bundle: "
+            + "; ".join(f"{esc(t)}: {esc(b)}" for t, b in sources.items())
+            + ". The repository's claims.toml may be newer; it reaches this page with the task's next bundle."
+        )
     for r in v.to_dict("records"):
         with st.expander(f"{esc(r['task'])} / {esc(r['claim'])}: {esc(r['verdict'])}"):
             st.text(f"“{r.get('statement', '')}”\nsource: {r.get('source', '')}\npaper: {r.get('paper', '')}\ntest: {r.get('test', '')}")

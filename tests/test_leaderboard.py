@@ -107,6 +107,9 @@ def test_claims_page_verdicts_and_evidence(monkeypatch, lb_source):  # noqa: F81
     assert v.loc["mean-accurate", "verdict"] == "confirmed"
     assert v.loc["mean-accurate", "statement"] == "The sample mean is within 0.5 of the true mean."
     assert "evidence: 6 runs" in _texts(at)  # 3 instances x 2 seeds of toy-sample-mean
+    bundle = next((lb_source["results"] / "toy-mean").iterdir()).name
+    # which snapshot of the claims is shown (the caption is markdown, so its dashes are escaped)
+    assert any("Claims as recorded at publish time" in c.value and bundle.rsplit("-", 1)[1] in c.value for c in at.caption)
     at.multiselect(key="claims_verdicts").set_value(["not testable here"]).run()
     assert set(_frame(at.dataframe[0])["verdict"]) == {"not testable here"}
 
