@@ -631,14 +631,27 @@ def stratified_saving_ci(
     return (est, float(lo), float(hi))
 
 
+def _student_t_bounds(x: Sequence[float] | np.ndarray, alpha: float, *, new_run: bool) -> tuple[float, float]:
+    """``mean -/+ t(1-alpha, n-1) s c``, ``c = sqrt(1/n)`` (the mean) or ``sqrt(1 + 1/n)`` (one new run)."""
+    v = np.asarray(x, dtype=float)
+    v = v[~np.isnan(v)]
+    if v.size < 2:
+        return (math.nan, math.nan)
+    scale = math.sqrt(1.0 + 1.0 / v.size) if new_run else 1.0 / math.sqrt(v.size)
+    half = float(_st.t.ppf(1.0 - alpha, v.size - 1)) * float(v.std(ddof=1)) * scale
+    m = float(v.mean())
+    return (m - half, m + half)
+
+
 def t_bounds(x: Sequence[float] | np.ndarray, alpha: float = 0.05) -> tuple[float, float]:
     """One-sided Student-t bounds on the mean of ``x``, each at level ``1 - alpha``.
 
     ``lo = mean - t(1-alpha, n-1) s / sqrt(n)`` and ``hi = mean + ...``, with
     ``s`` the sample standard deviation. Each bound alone is one-sided: the
-    right tool against a reference that is a single number (a paper's one
-    run), which has no spread of its own. NaN values are dropped; fewer than
-    two values give ``(nan, nan)``.
+    tool for asking whether the mean lies above or below a fixed number. To
+    ask whether someone else's single run could be one of these runs, use
+    :func:`t_prediction_bounds`. NaN values are dropped; fewer than two
+    values give ``(nan, nan)``.
 
     Parameters
     ----------
@@ -652,13 +665,7 @@ def t_bounds(x: Sequence[float] | np.ndarray, alpha: float = 0.05) -> tuple[floa
     (float, float)
         The lower and the upper bound.
     """
-    v = np.asarray(x, dtype=float)
-    v = v[~np.isnan(v)]
-    if v.size < 2:
-        return (math.nan, math.nan)
-    half = float(_st.t.ppf(1.0 - alpha, v.size - 1)) * float(v.std(ddof=1)) / math.sqrt(v.size)
-    m = float(v.mean())
-    return (m - half, m + half)
+    return _student_t_bounds(x, alpha, new_run=False)
 
 
 def t_prediction_bounds(x: Sequence[float] | np.ndarray, alpha: float = 0.05) -> tuple[float, float]:
@@ -683,10 +690,4 @@ def t_prediction_bounds(x: Sequence[float] | np.ndarray, alpha: float = 0.05) ->
     (float, float)
         The lower and the upper bound.
     """
-    v = np.asarray(x, dtype=float)
-    v = v[~np.isnan(v)]
-    if v.size < 2:
-        return (math.nan, math.nan)
-    half = float(_st.t.ppf(1.0 - alpha, v.size - 1)) * float(v.std(ddof=1)) * math.sqrt(1.0 + 1.0 / v.size)
-    m = float(v.mean())
-    return (m - half, m + half)
+    return _student_t_bounds(x, alpha, new_run=True)

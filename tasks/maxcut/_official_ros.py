@@ -155,19 +155,24 @@ def _run(ns: argparse.Namespace) -> None:
                 print(json.dumps(rec), flush=True)
 
 
-def _compare(ns: argparse.Namespace) -> None:
+def _both_runs(ns: argparse.Namespace, reps: str | None = None):
+    """The graphs, the kept official runs of ``ns.jsonl`` (with ``ratio``), our ok runs in the bundles, best knowns."""
     import pandas as pd
 
-    off = pd.read_json(ns.jsonl, lines=True)
-    off = off[off.k == ns.k]
-    if ns.reps:
-        off = off[off.rep.isin(_graphs(ns.reps))]
     names = [f"G{g}" for g in _graphs(ns.graphs)]
+    off = pd.read_json(ns.jsonl, lines=True)
+    off = off[(off.k == ns.k) & off.graph.isin(names)]
+    if reps:
+        off = off[off.rep.isin(_graphs(reps))]
     recs = pd.concat([pd.read_parquet(Path(b) / "records.parquet") for b in ns.bundle], ignore_index=True)
     ours = recs[(recs.method == ns.method) & (recs["iparam.k"] == ns.k) & recs["iparam.graph"].isin(names)
                 & (recs.status == "ok")]
     best = ours.groupby("iparam.graph")["ref.best_known"].first()
-    off = off[off.graph.isin(names)].assign(ratio=lambda d: d.cut / d.graph.map(best))
+    return names, off.assign(ratio=lambda d: d.cut / d.graph.map(best)), ours, best
+
+
+def _compare(ns: argparse.Namespace) -> None:
+    names, off, ours, best = _both_runs(ns, ns.reps)
     rows = []
     for name in names:
         o, m = off[off.graph == name], ours[ours["iparam.graph"] == name]
@@ -204,15 +209,9 @@ def _paper_tail(ns: argparse.Namespace) -> None:
     import numpy as np
     import pandas as pd
 
-    names = [f"G{g}" for g in _graphs(ns.graphs)]
-    off = pd.read_json(ns.jsonl, lines=True)
-    off = off[(off.k == ns.k) & off.graph.isin(names)]
-    recs = pd.concat([pd.read_parquet(Path(b) / "records.parquet") for b in ns.bundle], ignore_index=True)
-    ours = recs[(recs.method == ns.method) & (recs["iparam.k"] == ns.k) & recs["iparam.graph"].isin(names)
-                & (recs.status == "ok")]
+    names, off, ours, best = _both_runs(ns)
     if ours["params"].nunique() > 1:
         raise SystemExit(f"the bundles hold {ours['params'].nunique()} parameter sets of {ns.method}; pass bundles of one")
-    best = ours.groupby("iparam.graph")["ref.best_known"].first()
     paper = pd.read_csv(Path(__file__).with_name("paper_results.csv"), comment="#")
     paper = paper[(paper.method == ns.method) & (paper.metric == "cut")].set_index("instance")["value"]
     cuts = {g: np.concatenate([off.cut[off.graph == g].to_numpy(float), ours["metric.cut"][ours["iparam.graph"] == g].to_numpy(float)])
