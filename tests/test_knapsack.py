@@ -118,7 +118,7 @@ def test_unknown_ids_suggest_close_matches():
 
 def test_generation_is_deterministic():
     first = TASK.load("strongly-correlated-n50-s1")
-    kt._load.cache_clear()
+    TASK.clear_cache()
     again = TASK.load("strongly-correlated-n50-s1")
     assert again is not first
     assert again.digest == first.digest
@@ -257,14 +257,14 @@ def test_evaluate_accepts_the_empty_knapsack():
         (3, "got int"),
         (np.zeros(20), "float dtype float64"),
         ([0.0] * 20, "float dtype float64"),
-        (np.r_[np.zeros(19), np.nan], "NaN at flat index 19"),
-        (np.zeros(19, dtype=int), "length 19, expected 20"),
-        (np.zeros(21, dtype=int), "length 21, expected 20"),
+        (np.r_[np.zeros(19), np.nan], "NaN at item 19"),
+        (np.zeros(19, dtype=int), r"expected 20 choices \(one per item\), got 19"),
+        (np.zeros(21, dtype=int), r"expected 20 choices \(one per item\), got 21"),
         (np.zeros((2, 10), dtype=int), r"shape \(2, 10\)"),
         (np.int64(1), "got int64"),
         (np.array(1), r"shape \(\)"),
-        (np.r_[np.zeros(4, dtype=int), 2, np.zeros(15, dtype=int)], "entry 4 of the solution is 2"),
-        (np.r_[-1, np.zeros(19, dtype=int)], "entry 0 of the solution is -1"),
+        (np.r_[np.zeros(4, dtype=int), 2, np.zeros(15, dtype=int)], r"item 4 has choice 2, outside \[0, 2\)"),
+        (np.r_[-1, np.zeros(19, dtype=int)], r"item 0 has choice -1, outside \[0, 2\)"),
         ([0, 1] * 9 + [[0], 1], "cannot read it as an array"),
         (np.array(["1"] * 20), "dtype <U1"),
         (np.zeros(20, dtype=complex), "dtype complex128"),

@@ -164,7 +164,7 @@ def test_verifier_scores_and_rejects(task):
 
 
 def test_burgers_reference_floor_is_recorded(task, tmp_path, monkeypatch):
-    monkeypatch.setenv("BENCH_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("BENCH_CACHE_DIR", str(tmp_path))
     from tasks.pde.references import reference
 
     u, floor, source = reference(Burgers(nu=0.02), [np.linspace(-1, 1, 7), np.linspace(0, 1, 5)])
@@ -269,7 +269,7 @@ def test_fd_converges_at_second_order():
 
 
 def test_kernel_derivatives_match_finite_differences():
-    from methods.pde.kernels import kernel_matrix
+    from common.pde.kernels import kernel_matrix
 
     x, y, h = np.array([0.31]), np.array([0.12]), 1e-5
     for kind in ("se", "matern52", "matern72"):

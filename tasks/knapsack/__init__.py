@@ -9,13 +9,13 @@ method. See ``tasks/knapsack/README.md``.
 
 from __future__ import annotations
 
-import functools
-import re
 from typing import Any
 
 import numpy as np
 
-from bench.registry import UnknownNameError, register_task, unknown_message
+from bench.instances import Catalog, CatalogTask, Choice, IdForm, Int, grid
+from bench.registry import register_task, unknown_message
+from bench.solutions import as_int_vector, gap_metrics
 from bench.task import (
     Instance,
     InstanceSpec,
@@ -23,7 +23,6 @@ from bench.task import (
     Metric,
     Normalization,
     Reference,
-    Task,
     TaskMeta,
 )
 
@@ -31,6 +30,7 @@ __all__ = [
     "KINDS",
     "DATA_RANGE",
     "CAPACITY_FRACTION",
+    "CATALOG",
     "Knapsack",
     "generate",
     "optimum",
@@ -50,15 +50,23 @@ DATA_RANGE = 1000
 #: Capacity as a fraction of the total weight (Pisinger's middle instance, h/(H+1) = 1/2).
 CAPACITY_FRACTION = 0.5
 
-_ID = re.compile(r"^(?P<kind>[a-z][a-z-]*[a-z])-n(?P<n>[1-9][0-9]*)-s(?P<seed>0|[1-9][0-9]*)$")
-_ID_FORMAT = "'<kind>-n<items>-s<seed>', e.g. 'uncorrelated-n100-s0'"
-
-# (kinds, sizes, seeds) per tier; "full" adds the large sizes to "standard".
-_TIER_GRID: dict[str, tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...]]] = {
-    "smoke": (("uncorrelated", "strongly-correlated"), (20, 50), (0, 1)),
-    "standard": (KINDS, (100, 500, 1000), (0, 1, 2)),
-    "full": (KINDS, (100, 500, 1000, 2000, 5000, 10000), (0, 1, 2)),
-}
+#: Instance ids, ``<kind>-n<items>-s<seed>``, and the instances of each tier:
+#: "full" adds the large sizes to "standard".
+CATALOG = Catalog(
+    IdForm(
+        "knapsack",
+        "{kind}-n{n}-s{seed}",
+        example="uncorrelated-n100-s0",
+        kind=Choice(KINDS, what="generator"),
+        n=Int(label="items", minimum=1),
+        seed=Int(),
+    ),
+    {
+        "smoke": grid(n=(20, 50), kind=("uncorrelated", "strongly-correlated"), seed=(0, 1)),
+        "standard": grid(n=(100, 500, 1000), kind=KINDS, seed=(0, 1, 2)),
+        "full": grid(n=(100, 500, 1000, 2000, 5000, 10000), kind=KINDS, seed=(0, 1, 2)),
+    },
+)
 
 # Beyond this many DP cells the exact reference switches to HiGHS. The largest
 # listed instance (n=10000) needs ~1.3e10 cells, about 3 s of numpy; HiGHS is
@@ -238,65 +246,8 @@ def parse_instance_id(instance_id: str) -> tuple[str, int, int]:
         (a ``KeyError``) if the id does not have that form or names an
         unknown generator; the message gives the form and close generators.
     """
-    m = _ID.match(instance_id) if isinstance(instance_id, str) else None
-    if m is None:
-        raise UnknownNameError(
-            f"malformed knapsack instance id {instance_id!r}; expected {_ID_FORMAT}, "
-            f"with <kind> one of {', '.join(KINDS)}"
-        )
-    if m["kind"] not in KINDS:
-        raise UnknownNameError(
-            f"{unknown_message('knapsack generator', m['kind'], KINDS)} "
-            f"(in instance id {instance_id!r})"
-        )
-    return m["kind"], int(m["n"]), int(m["seed"])
-
-
-def _spec(kind: str, n: int, seed: int) -> InstanceSpec:
-    return InstanceSpec(
-        id=f"{kind}-n{n}-s{seed}",
-        params={
-            "kind": kind,
-            "n": n,
-            "seed": seed,
-            "capacity_fraction": CAPACITY_FRACTION,
-            "data_range": DATA_RANGE,
-        },
-        tags=("generated", kind),
-    )
-
-
-def _tier_specs(tier: str) -> list[InstanceSpec]:
-    # Built afresh on each call: specs hold mutable params dicts.
-    kinds, sizes, seeds = _TIER_GRID[tier]
-    return [_spec(k, n, s) for n in sizes for k in kinds for s in seeds]
-
-
-@functools.cache
-def _known_ids() -> frozenset[str]:
-    return frozenset(spec.id for tier in _TIER_GRID for spec in _tier_specs(tier))
-
-
-@functools.lru_cache(maxsize=256)
-def _load(instance_id: str) -> Instance:
-    kind, n, seed = parse_instance_id(instance_id)  # a malformed id fails here
-    if instance_id not in _known_ids():
-        # Well formed but listed by no tier: another size or seed, or a typo.
-        raise UnknownNameError(unknown_message("knapsack instance", instance_id, _known_ids()))
-    profits, weights, capacity = generate(kind, n, seed)
-    value, source = optimum(profits, weights, capacity)
-    # The instance is cached and shared: read-only arrays keep a caller from
-    # changing it for every later caller.
-    profits.setflags(write=False)
-    weights.setflags(write=False)
-    spec = _spec(kind, n, seed)
-    return Instance(
-        id=instance_id,
-        params=dict(spec.params),
-        data={"profits": profits, "weights": weights, "capacity": capacity},
-        references={"optimal": Reference(value=value, source=source)},
-        tags=spec.tags,
-    )
+    f = CATALOG.form.parse(instance_id)
+    return f["kind"], f["n"], f["seed"]
 
 
 # ----------------------------------------------------------------------------- the task
@@ -316,7 +267,7 @@ _TEMPLATE = """\
 
 
 @register_task
-class Knapsack(Task):
+class Knapsack(CatalogTask):
     """0/1 knapsack on Pisinger's generated instances, scored against the exact optimum.
 
     A solution is a 1-D integer (or bool) array ``x`` of length ``n`` with
@@ -367,27 +318,25 @@ class Knapsack(Task):
         budgets={"smoke": 10.0, "standard": 30.0, "full": 120.0},
     )
     template = _TEMPLATE
+    catalog = CATALOG
+    # The exact optimum of the largest instances takes seconds: keep it on disk.
+    reference_cache = True
 
-    def instances(self, tier: str) -> list[InstanceSpec]:
-        """Instances of ``tier``, in a stable order (size, then generator, then seed)."""
-        if tier not in _TIER_GRID:
-            raise ValueError(f"unknown tier {tier!r}; tiers are {', '.join(_TIER_GRID)}")
-        return _tier_specs(tier)
+    def spec(self, fields: dict[str, Any]) -> InstanceSpec:
+        """Fields, plus the generator's constants, as filterable parameters."""
+        params = {**fields, "capacity_fraction": CAPACITY_FRACTION, "data_range": DATA_RANGE}
+        return InstanceSpec(id=CATALOG.form.format(**fields), params=params, tags=("generated", fields["kind"]))
 
-    def load(self, instance_id: str) -> Instance:
-        """Generate the instance and compute its exact optimum (cached in-process).
+    def generate(self, fields: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``data`` holds ``profits`` and ``weights`` (``int64`` arrays of shape ``(n,)``) and
+        ``capacity`` (int); nothing is private: the optimum is a reference."""
+        profits, weights, capacity = generate(fields["kind"], fields["n"], fields["seed"])
+        return {"profits": profits, "weights": weights, "capacity": capacity}, {}
 
-        ``data`` holds ``profits`` and ``weights`` (read-only ``int64`` arrays
-        of shape ``(n,)``) and ``capacity`` (int); the optimum is only in
-        ``references["optimal"]``.
-
-        Raises
-        ------
-        UnknownNameError
-            (a ``KeyError``) for a malformed id or one that no tier lists; the
-            message gives the expected form or the closest ids.
-        """
-        return _load(instance_id)
+    def reference(self, fields: dict[str, Any], data: dict[str, Any], private: dict[str, Any]) -> dict[str, Reference]:
+        """The exact optimum (:func:`optimum`), under ``"optimal"``."""
+        value, source = optimum(data["profits"], data["weights"], data["capacity"])
+        return {"optimal": Reference(value=value, source=source)}
 
     def evaluate(self, instance: Instance, solution: Any) -> dict[str, float]:
         """Check feasibility and recompute every metric from ``solution`` and the data.
@@ -402,8 +351,17 @@ class Knapsack(Task):
         profits = np.asarray(instance.data["profits"], dtype=np.int64)
         weights = np.asarray(instance.data["weights"], dtype=np.int64)
         capacity = int(instance.data["capacity"])
-        x = _as_choice_vector(solution, len(weights))
-
+        x = as_int_vector(
+            solution,
+            len(weights),
+            low=0,
+            high=2,
+            item="item",
+            value="choice",
+            allow_bool=True,
+            expected=f"a 0/1 integer or bool array of length {len(weights)} (one entry per item)",
+            float_hint="e.g. x.astype(np.int8) after rounding a relaxation and repairing it",
+        )
         weight = int(weights @ x)
         if weight > capacity:
             raise InvalidSolution(
@@ -412,49 +370,11 @@ class Knapsack(Task):
             )
         value = int(profits @ x)
         ref = instance.references.get("optimal")
-        best = float(ref.value) if ref is not None else float("nan")
-        ratio = value / best if best > 0 else float("nan")
+        gaps = gap_metrics(value, None if ref is None else float(ref.value))
         return {
             "value": float(value),
-            "ratio": ratio,
-            "gap_pct": 100.0 * (best - value) / best if best > 0 else float("nan"),
+            "ratio": gaps.get("ratio", float("nan")),
+            "gap_pct": gaps.get("gap_pct", float("nan")),
             "weight_used": float(weight),
             "n_items": float(x.sum()),
         }
-
-
-def _as_choice_vector(solution: Any, n: int) -> np.ndarray:
-    """``solution`` as an ``int64`` 0/1 array of shape ``(n,)``, or :class:`InvalidSolution`."""
-    expected = f"a 0/1 integer or bool array of length {n} (one entry per item)"
-    if not isinstance(solution, (np.ndarray, list, tuple)):
-        raise InvalidSolution(f"the solution must be {expected}, got {type(solution).__name__}")
-    try:
-        x = np.asarray(solution)
-    except (ValueError, TypeError) as exc:
-        raise InvalidSolution(
-            f"the solution must be {expected}; cannot read it as an array: {exc}"
-        ) from None
-    if x.dtype.kind == "f":
-        nan = np.flatnonzero(np.isnan(x).ravel())
-        where = f" and holds NaN at flat index {int(nan[0])}" if nan.size else ""
-        raise InvalidSolution(
-            f"the solution has float dtype {x.dtype}{where}; return integers 0/1 or booleans "
-            "(e.g. x.astype(np.int8) after rounding a relaxation and repairing it)"
-        )
-    if x.dtype.kind not in "biu":
-        raise InvalidSolution(f"the solution must be {expected}, got dtype {x.dtype}")
-    if x.ndim != 1:
-        raise InvalidSolution(f"the solution must be {expected}, got shape {x.shape}")
-    if x.shape[0] != n:
-        raise InvalidSolution(
-            f"the solution has length {x.shape[0]}, expected {n} (one entry per item)"
-        )
-    x = x.astype(np.int64)
-    bad = np.flatnonzero((x != 0) & (x != 1))
-    if bad.size:
-        j = int(bad[0])
-        raise InvalidSolution(
-            f"entry {j} of the solution is {int(x[j])}; every entry must be 0 or 1 "
-            f"({bad.size} entries are not)"
-        )
-    return x

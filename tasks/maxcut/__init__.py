@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 
 from bench.registry import UnknownNameError, register_task, unknown_message
+from bench.solutions import as_int_vector
 from bench.task import (
     Instance,
     InstanceSpec,
-    InvalidSolution,
     Metric,
     Normalization,
     Paper,
@@ -321,38 +321,18 @@ def as_labels(solution: Any, n: int, k: int) -> np.ndarray:
     Accepted: a 1-D numpy integer array, or a list/tuple of ints. Refused, each
     with a message saying what to change: other types, float arrays (even with
     integral values: a relaxation is never scored by accident), bool arrays,
-    NaN, other shapes and lengths, labels outside ``[0, k)``.
+    NaN, other shapes and lengths, labels outside ``[0, k)``
+    (:func:`bench.solutions.as_int_vector`).
     """
-    expected = f"an integer array of n={n} labels in [0, {k})"
-    if not isinstance(solution, (np.ndarray, list, tuple)):
-        raise InvalidSolution(f"the solution must be {expected}, got {type(solution).__name__}")
-    try:
-        x = np.asarray(solution)
-    except (ValueError, TypeError) as exc:
-        raise InvalidSolution(f"the solution must be {expected}; cannot read it as an array: {exc}") from None
-    if x.dtype.kind == "f":
-        nan = np.flatnonzero(np.isnan(x).ravel())
-        where = f" and holds NaN at node {int(nan[0])}" if nan.size else ""
-        raise InvalidSolution(
-            f"the solution has float dtype {x.dtype}{where}; return integer labels in [0, {k}) "
-            "(e.g. np.argmax(probabilities, axis=1), or labels.astype(np.int64) after rounding)"
-        )
-    if x.dtype.kind == "b":
-        raise InvalidSolution(
-            f"the solution has dtype bool; return integer labels in [0, {k}) (e.g. mask.astype(np.int64))"
-        )
-    if x.dtype.kind not in "iu":
-        raise InvalidSolution(f"the solution must be {expected}, got dtype {x.dtype}")
-    if x.ndim != 1:
-        raise InvalidSolution(f"the solution must be a 1-D array of {n} labels, got shape {x.shape}")
-    if x.shape[0] != n:
-        raise InvalidSolution(f"expected {n} labels (one per node), got {x.shape[0]}")
-    bad = np.flatnonzero((x < 0) | (x >= k))
-    if bad.size:
-        i = int(bad[0])
-        more = f" ({bad.size} nodes are out of range)" if bad.size > 1 else ""
-        raise InvalidSolution(f"node {i} has label {int(x[i])}, outside [0, {k}){more}")
-    return x.astype(np.int64)
+    return as_int_vector(
+        solution,
+        n,
+        low=0,
+        high=k,
+        item="node",
+        value="label",
+        float_hint="e.g. np.argmax(probabilities, axis=1), or labels.astype(np.int64) after rounding",
+    )
 
 
 _TEMPLATE = """\

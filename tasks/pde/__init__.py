@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from bench.registry import UnknownNameError, register_task
+from bench.solutions import as_float_array
 from bench.task import (
     Instance,
     InstanceSpec,
-    InvalidSolution,
     Metric,
     Normalization,
     Paper,
@@ -123,17 +123,7 @@ def eval_axes(problem: PDEProblem) -> list[np.ndarray]:
 def as_field(solution: Any, shape: tuple[int, ...]) -> np.ndarray:
     """``solution`` as a float64 array of ``shape``, or :class:`InvalidSolution`."""
     what = f"a finite float64 array of shape {shape} (u on the evaluation grid, axis order as in data['axes_names'])"
-    if not isinstance(solution, np.ndarray):
-        raise InvalidSolution(f"the solution must be {what}, got {type(solution).__name__}")
-    if solution.dtype != np.float64:
-        raise InvalidSolution(f"the solution has dtype {solution.dtype}; return {what} (e.g. u.astype(np.float64))")
-    if solution.shape != shape:
-        raise InvalidSolution(f"the solution has shape {solution.shape}; expected {shape} (the evaluation grid's)")
-    bad = np.flatnonzero(~np.isfinite(solution.ravel()))
-    if bad.size:
-        idx = np.unravel_index(int(bad[0]), shape)
-        raise InvalidSolution(f"the solution is not finite at grid index {tuple(int(i) for i in idx)} ({bad.size} bad values)")
-    return solution
+    return as_float_array(solution, shape, what=what, index="grid index")
 
 
 def _spec(instance_id: str) -> InstanceSpec:

@@ -12,20 +12,20 @@
   Laplacian on grids of h = 1/500, 1/1000, 1/2000, then Richardson-extrapolated.
   The floor is the RMSE between the extrapolations from (500, 1000) and (1000, 2000).
 
-Computed references are cached as ``.npz`` under ``$BENCH_DATA_DIR/pde`` (or
-``~/.cache/bench/pde``); they are deterministic, so deleting the cache only
+Computed references are cached as ``.npz`` under :func:`bench.cache.cache_dir`
+``/ "pde"`` (``$BENCH_CACHE_DIR/pde``, default ``~/.cache/bench/pde``); they are deterministic, so deleting the cache only
 costs the time to recompute them (seconds).
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 from scipy.fft import dstn, idstn
 
+from bench.cache import cache_dir as bench_cache_dir
+from bench.cache import cached_npz
 from tasks.pde.problems import AllenCahn, Burgers, Eikonal, Elliptic, PDEProblem
 
 __all__ = [
@@ -43,10 +43,8 @@ REFERENCE_VERSION = "1"
 
 
 def cache_dir() -> Path:
-    """Where computed references are cached."""
-    root = os.environ.get("BENCH_DATA_DIR")
-    base = Path(root) if root else Path.home() / ".cache" / "bench"
-    return base / "pde"
+    """Where computed references are cached: :func:`bench.cache.cache_dir` ``/ "pde"``."""
+    return bench_cache_dir("pde")
 
 
 def _mesh(axes: list[np.ndarray]) -> np.ndarray:
@@ -136,20 +134,12 @@ def eikonal_hopf_cole(eps: float, n_eval: int = 101) -> tuple[np.ndarray, float]
 
 
 def _cached(name: str, compute) -> tuple[np.ndarray, float]:
-    path = cache_dir() / f"{name}-v{REFERENCE_VERSION}.npz"
-    if path.exists():
-        try:
-            with np.load(path) as z:
-                return np.array(z["u"]), float(z["floor"])
-        except Exception:  # a torn or foreign file: recompute
-            pass
-    u, floor = compute()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz")
-    os.close(fd)
-    np.savez(tmp, u=u, floor=floor)
-    os.replace(tmp, path)
-    return u, floor
+    def arrays() -> dict[str, np.ndarray]:
+        u, floor = compute()
+        return {"u": u, "floor": np.asarray(floor)}
+
+    z = cached_npz(cache_dir() / f"{name}-v{REFERENCE_VERSION}.npz", arrays)
+    return np.array(z["u"]), float(z["floor"])
 
 
 def reference(problem: PDEProblem, axes: list[np.ndarray]) -> tuple[np.ndarray, float, str]:
