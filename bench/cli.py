@@ -1,4 +1,4 @@
-"""``python -m bench``: list, run, show, validate, new-method, verify, publish, claims, leaderboard.
+"""``python -m bench``: list, run, show, validate, new-method, verify, publish, export, claims, leaderboard.
 
 Bad arguments and unknown names get one line on stderr and exit code 2; no
 traceback (set ``BENCH_DEBUG=1`` to see one).
@@ -115,6 +115,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--kind", choices=["method", "baseline"], default="method")
     s.add_argument("--output", help="file to write (default methods/<family>/<name>.py)")
 
+    s = sub.add_parser("new-task", help="write a task family skeleton that passes validate and its tests")
+    s.add_argument("--family", required=True, help="package name, e.g. graph_coloring (task: graph-coloring)")
+    s.add_argument("--method", help="name of the skeleton's method (default <task>-method)")
+    s.add_argument("--baseline", help="name of the skeleton's baseline (default <task>-baseline)")
+    s.add_argument("--paper", default="Author et al., Title (ICML 2025)", help="the paper, as cited in the files")
+    s.add_argument("--area", default="(replace: research area)", help="research area the leaderboard groups by")
+    s.add_argument("--root", help="directory holding tasks/, methods/, baselines/, tests/ (default: the repository)")
+
     s = sub.add_parser("verify", help="re-score stored or published solutions")
     s.add_argument("--task")
     s.add_argument("--store")
@@ -151,7 +159,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-solution-mb",
         type=float,
         metavar="MB",
-        help="leave out solution files larger than MB (their records keep the hash; verify calls them unverifiable)",
+        default=1.0,
+        help="leave out solution files larger than MB (default 1; their records keep the hash; verify calls them "
+        "unverifiable); the largest further ones are left out until the bundle fits 5 MB",
+    )
+    s.add_argument(
+        "--claims-only",
+        action="store_true",
+        help="refresh the task's claims snapshot from claims.toml and paper_results.csv without a rerun "
+        "(a small claims-only bundle; no --sweep)",
     )
     s.add_argument(
         "--replace-methods",
@@ -159,6 +175,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --supersedes: replace every record of the superseded bundles whose method this bundle "
         "holds, not only those with the same job key (a rerun after a method's version or parameters changed)",
     )
+
+    s = sub.add_parser("export", help="write a bundle, solutions included, as a Hugging Face datasets folder")
+    s.add_argument("bundle", metavar="BUNDLE", help="a bundle directory, or its name (with --task, or searched under --results)")
+    s.add_argument("--output", required=True, metavar="DIR", help="the folder to write (new or empty)")
+    s.add_argument("--task", help="the bundle's task, when BUNDLE is a name")
+    s.add_argument("--results", default="results")
+    s.add_argument("--store", help="run store to read left-out solutions from (default .bench/runs or $BENCH_STORE)")
 
     s = sub.add_parser("claims", help="verdicts on the paper's claims")
     s.add_argument("--task", required=True)
@@ -438,8 +461,31 @@ def cmd_new_method(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_new_task(a: argparse.Namespace) -> int:
+    from bench.registry import discover_tasks
+    from bench.scaffold import write_family
+
+    task = a.family.replace("_", "-")
+    if a.root is None and task in discover_tasks():
+        raise _Usage(f"task {task!r} is already registered; pick another --family")
+    try:
+        paths = write_family(a.family, root=a.root, method=a.method, baseline=a.baseline, paper=a.paper, area=a.area)
+    except (ValueError, FileExistsError) as exc:
+        raise _Usage(str(exc)) from None
+    for p in paths:
+        print(f"wrote {p}")
+    method = Path([p for p in paths if p.parts[-3] == "methods" and p.name != "__init__.py"][0])
+    print(
+        f"next: `python -m bench validate {method}`, `python -m pytest {paths[-1]}`, then replace the "
+        f"skeleton's problem part by part (tasks/knapsack is the worked example)"
+    )
+    return 0
+
+
 def cmd_verify(a: argparse.Namespace) -> int:
-    from bench.bundle import load_bundles
+    import pandas as pd
+
+    from bench.bundle import left_out_solutions, load_bundles
     from bench.store import Store
     from bench.verify import verify_frame
 
@@ -461,11 +507,16 @@ def cmd_verify(a: argparse.Namespace) -> int:
     else:
         store = Store(a.store)
         df, root = store.frame(a.task), store.root
+    manifests = b.manifests if a.results and not a.store else {}
     if a.sample and not df.empty:
-        df = df[df["status"].isin(["ok", "invalid"])]
-        df = df.sample(frac=1.0, random_state=0).groupby(["task", "method"]).head(a.sample)
-        print(f"spot-check: {len(df)} records ({a.sample} per method and task, seed 0)")
-    checks = verify_frame(df, root) if not df.empty else []
+        df = df[df["status"].isin(["ok", "truncated", "invalid"])]
+        # records whose solution the bundle kept come first, so a spot-check re-scores what it can
+        left = {(p, k) for p, m in manifests.items() for k in left_out_solutions(m)}
+        gone = [(str(p), k) in left for p, k in zip(df.get("bundle_path", pd.Series([None] * len(df), index=df.index)), df["key"], strict=True)]
+        df = df.assign(_gone=gone).sample(frac=1.0, random_state=0).sort_values("_gone", kind="stable")
+        df = df.groupby(["task", "method"]).head(a.sample).drop(columns="_gone")
+        print(f"spot-check: {len(df)} records ({a.sample} per method and task, seed 0, kept solutions first)")
+    checks = verify_frame(df, root, manifests=manifests) if not df.empty else []
     counts: dict[str, int] = {}
     for c in checks:
         counts[c.outcome] = counts.get(c.outcome, 0) + 1
@@ -478,13 +529,20 @@ def cmd_verify(a: argparse.Namespace) -> int:
 
 
 def cmd_publish(a: argparse.Namespace) -> int:
-    from bench.bundle import publish
+    from bench.bundle import publish, publish_claims
     from bench.evaluator import probe_catalog
     from bench.registry import get_task
     from bench.store import Store
 
-    store = Store(a.store)
     task = get_task(a.task)
+    if a.claims_only:
+        given = [f for f, v in (("--sweep", a.sweep), ("--supersedes", a.supersedes), ("--replace-methods", a.replace_methods), ("--plugin", a.plugin)) if v]
+        if given:
+            raise _Usage(f"--claims-only publishes no runs: drop {', '.join(given)}")
+        _, message = publish_claims(task, Path(a.results), author=a.author)
+        print(message)
+        return 0
+    store = Store(a.store)
     sweeps = a.sweep
     if not sweeps:
         done = [m for m in store.sweeps(a.task) if m.finished_at]
@@ -522,10 +580,35 @@ def cmd_publish(a: argparse.Namespace) -> int:
           + ("" if a.origin else " (the default; pass --origin maintainers for the maintainers' own runs)"))
     big = (manifest.get("solutions_left_out") or {}).get("bytes") or {}
     if big:
-        print(f"left out {len(big)} solution files over {a.max_solution_mb:g} MB ({sum(big.values()) / 2**20:.1f} MB); their records keep the hash")
+        fit = (manifest.get("solutions_left_out") or {}).get("to_fit_bundle") or []
+        parts = [f"{len(big) - len(fit)} solution files over {a.max_solution_mb:g} MB"] if len(big) > len(fit) else []
+        parts += [f"{len(fit)} more, largest first, to fit the bundle cap"] if fit else []
+        print(f"left out {' and '.join(parts)} ({sum(big.values()) / 2**20:.1f} MB); their records keep the hash")
     left = manifest.get("left_out_already_published") or {}
     for b, n in left.items():
         print(f"left out {n} records the sweep reused from the store: already published in {b}")
+    return 0
+
+
+def cmd_export(a: argparse.Namespace) -> int:
+    from bench.export import export_bundle
+
+    path = Path(a.bundle)
+    if not path.is_dir():
+        found = [Path(a.results) / a.task / a.bundle] if a.task else sorted(Path(a.results).glob(f"*/{a.bundle}"))
+        found = [f for f in found if f.is_dir()]
+        if len(found) != 1:
+            where = f"{a.results}/{a.task or '*'}/{a.bundle}"
+            raise _Usage(f"{a.bundle}: no such bundle directory (nor {where})" if not found else f"{a.bundle}: several bundles match: {', '.join(map(str, found))}")
+        path = found[0]
+    rep = export_bundle(path, Path(a.output), store=a.store)
+    n = sum(rep.included.values()) + len(rep.missing)
+    sources = ", ".join(f"{k} from the {s}" for s, k in sorted(rep.included.items())) or "none"
+    print(f"wrote {rep.output}: {rep.records} records, {n - len(rep.missing)} of {n} solutions ({sources}); {len(rep.shards)} Parquet shards and README.md")
+    for key, why in sorted(rep.missing.items()):
+        print(f"not included: solution of {key[:12]}: {why}")
+    if rep.missing:
+        print(f"{len(rep.missing)} solution(s) not included (listed in {rep.output / 'README.md'}); rerun those jobs, or pass --store with the run store that holds them")
     return 0
 
 
@@ -763,8 +846,10 @@ COMMANDS = {
     "show": cmd_show,
     "validate": cmd_validate,
     "new-method": cmd_new_method,
+    "new-task": cmd_new_task,
     "verify": cmd_verify,
     "publish": cmd_publish,
+    "export": cmd_export,
     "claims": cmd_claims,
     "leaderboard": cmd_leaderboard,
 }

@@ -133,6 +133,9 @@ class TaskMeta(_Strict):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     version: str
     family: str
+    area: str | None = Field(
+        None, description="research area the leaderboard groups tasks by (e.g. 'combinatorial optimisation')"
+    )
     paper: Paper | None = None
     description: str
     metrics: list[Metric]

@@ -280,6 +280,7 @@ class ActiveLearning(Task):
         name="active-learning",
         version="1",
         family="active_learning",
+        area="active learning",
         paper=Paper(
             title="Improved Algorithm for Deep Active Learning under Imbalance via Optimal Separation (DIRECT)",
             authors=["Shyam Nuggehalli", "Jifan Zhang", "Lalit K. Jain", "Robert D. Nowak"],

@@ -280,6 +280,7 @@ class Knapsack(CatalogTask):
         name="knapsack",
         version="1",
         family="knapsack",
+        area="combinatorial optimisation",
         paper=None,
         description=(
             "0/1 knapsack: choose items to maximise total profit within a weight capacity. "

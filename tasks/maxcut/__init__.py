@@ -356,6 +356,7 @@ class MaxCut(Task):
         name="maxcut",
         version="1",
         family="maxcut",
+        area="combinatorial optimisation",
         paper=Paper(
             title="ROS: A GNN-based Relax-Optimize-and-Sample Framework for Max-k-Cut Problems",
             authors=["Yeqing Qiu", "Ye Xue", "Akang Wang", "Yiheng Wang", "Qingjiang Shi", "Zhi-Quan Luo"],
@@ -382,7 +383,7 @@ class MaxCut(Task):
             description="0 for the expected cut of a uniformly random labelling, 1 for the best-known cut",
         ),
         gap_reference="best_known",
-        budgets={"smoke": 8.0, "standard": 60.0, "full": 1800.0},
+        budgets={"smoke": 20.0, "standard": 60.0, "full": 1800.0},
     )
     template = _TEMPLATE
 

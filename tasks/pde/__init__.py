@@ -207,6 +207,7 @@ class PDETask(Task):
         name="pde",
         version="1",
         family="pde",
+        area="scientific machine learning",
         paper=Paper(
             title="Toward Efficient Kernel-Based Solvers for Nonlinear PDEs",
             authors=["Zhitong Xu", "Da Long", "Yiming Xu", "Guang Yang", "Shandian Zhe", "Houman Owhadi"],
@@ -227,7 +228,7 @@ class PDETask(Task):
         ],
         primary="rmse",
         normalization=Normalization(kind="log", zero=1.0, one=1e-8, description="0 at RMSE 1, 1 at RMSE 1e-8 (log scale)"),
-        budgets={"smoke": 10.0, "standard": 600.0, "full": 3600.0},
+        budgets={"smoke": 20.0, "standard": 600.0, "full": 3600.0},
     )
     template = _TEMPLATE
 
