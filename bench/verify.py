@@ -10,10 +10,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from bench import wire
+from bench.bundle import left_out_solutions
 from bench.registry import get_task
 from bench.task import InvalidSolution
 
@@ -36,22 +38,32 @@ def _close(a: float, b: float, rtol: float) -> bool:
     return math.isclose(a, b, rel_tol=rtol, abs_tol=1e-12)
 
 
-def verify_frame(records: pd.DataFrame, root: Path, *, rtol: float = 1e-9) -> list[Check]:
-    """Re-score every ``ok`` and ``invalid`` row of ``records`` whose solution was kept.
+def verify_frame(
+    records: pd.DataFrame, root: Path, *, rtol: float = 1e-9, manifests: dict[str, dict[str, Any]] | None = None
+) -> list[Check]:
+    """Re-score every ``ok``, ``truncated`` and ``invalid`` row of ``records`` whose solution was kept.
 
     ``root`` is the directory that ``solution_file`` paths are relative to
     (the store, or a bundle directory; a ``bundle_path`` column overrides it).
+    ``manifests`` (bundle path -> manifest, as :class:`bench.bundle.Bundles`
+    holds them) names the solutions each bundle left out to keep its size
+    (``solutions_left_out``): those are unverifiable, not mismatches, even
+    where the record still names the file (a bundle trimmed after publishing).
     """
     out: list[Check] = []
-    rows = records[records["status"].isin(["ok", "invalid"])] if not records.empty else records
+    rows = records[records["status"].isin(["ok", "truncated", "invalid"])] if not records.empty else records
     for r in rows.to_dict("records"):
         chk = Check(r["key"], r["task"], r["instance"], r["method"], "unverifiable")
         out.append(chk)
         sol_file = r.get("solution_file")
+        base = Path(r["bundle_path"]) if isinstance(r.get("bundle_path"), str) else Path(root)
+        size = left_out_solutions((manifests or {}).get(str(base), {})).get(r["key"])
+        if size is not None:
+            chk.detail = f"solution left out of the bundle ({size / 2**20:.2f} MB; see the manifest's solutions_left_out): `bench export` reads it from the run store"
+            continue
         if not isinstance(sol_file, str) or not sol_file:
             chk.detail = "no solution was kept"
             continue
-        base = Path(r["bundle_path"]) if isinstance(r.get("bundle_path"), str) else Path(root)
         path = base / sol_file
         try:
             solution = wire.load_npz(str(path))
