@@ -6,6 +6,7 @@ Messages (all :mod:`bench.wire` data)::
     child  -> runner  {"op": "ready"} | {"op": "skip", "reason"} | {"op": "error", ...}
     runner -> child   {"op": "select", "state"}           (once for one-shot tasks)
     child  -> runner  {"op": "checkpoint", "solution"}*    (optional, any number)
+                      {"op": "truncated", "reason"}*       (bench.truncated: the clock cut the run short)
                       {"op": "action", "action"} | {"op": "error", ...} | {"op": "unsendable", ...}
     runner -> child   {"op": "stop"}
 """
@@ -79,6 +80,7 @@ def serve(sock: socket.socket) -> int:
                 send_msg(sock, {"op": "skip", "reason": reason, "baseline_kb": sandbox.BASELINE_RSS_KB})
                 return 0
         sandbox._CHECKPOINT_HOOK = lambda sol: _send_result(sock, "checkpoint", "solution", sol)
+        sandbox._TRUNCATED_HOOK = lambda why: send_msg(sock, {"op": "truncated", "reason": why[:_TAIL]})
         target = spec.target
         if inspect.isclass(target):
             obj = target(instance, seed=seed, budget=budget, **params)

@@ -10,7 +10,9 @@ For each method found in a file (or named), it checks, in order:
    sandbox and ends ``ok`` (or ``skipped`` with a reason); the task's verifier
    accepts each solution;
 5. **determinism**: if the method declares ``deterministic=True``, a second run
-   with the same seeds gives byte-identical solutions.
+   with the same seeds ends ``ok`` again with byte-identical solutions (a rerun
+   that the clock cut short, ``truncated`` or ``timeout``, fails the check: the
+   smoke budget must leave room for a slower or loaded machine).
 
 Nothing here imports the method in this process: discovery and runs happen in
 workers, as in a real sweep.
@@ -28,7 +30,7 @@ from bench.registry import discover_tasks, unknown_message
 from bench.runner import RunOptions, run_sweep
 from bench.scaffold import NAME_RE
 
-__all__ = ["CheckResult", "ValidationReport", "validate"]
+__all__ = ["CheckResult", "ValidationReport", "validate", "determinism_check"]
 
 
 @dataclass
@@ -108,6 +110,25 @@ def validate(target: str, *, jobs: int = 1, memory_mb: float = 4096.0, progress:
     return report
 
 
+def determinism_check(first: list[Any], again: dict[str, Any]) -> tuple[bool, str]:
+    """Compare a rerun with the first runs of a deterministic method: ``(passed, detail)``.
+
+    ``first`` are the first run's records; ``again`` maps each job key to its
+    rerun's record. Every first ``ok`` run must be ``ok`` again with the same
+    solution sha256. A rerun that ended otherwise (``truncated``, ``timeout``)
+    is not compared, but fails the check all the same, naming its status.
+    """
+    oks = [r for r in first if r.status == "ok"]
+    lost = [f"{r.instance} ({again[r.key].status})" for r in oks if again[r.key].status != "ok"]
+    diff = [r.instance for r in oks if again[r.key].status == "ok" and again[r.key].solution_sha256 != r.solution_sha256]
+    problems = []
+    if diff:
+        problems.append(f"same seed, different solutions on {diff[:5]}")
+    if lost:
+        problems.append(f"the rerun did not end ok on {lost[:5]}: a clock-cut run cannot be compared")
+    return not problems, "; ".join(problems) or "same seed gives identical solutions"
+
+
 def _smoke(report: ValidationReport, m: dict[str, Any], task: str, extra: tuple[str, ...], jobs: int, memory_mb: float, progress: bool) -> None:
     name = m["name"]
     with tempfile.TemporaryDirectory(prefix="bench-validate-") as tmp:
@@ -128,5 +149,4 @@ def _smoke(report: ValidationReport, m: dict[str, Any], task: str, extra: tuple[
             opts.force = True
             run_sweep(opts)
             again = {r.key: r for r in first.store.iter_records(task)}
-            diff = [recs[k].instance for k in recs if recs[k].status == "ok" and recs[k].solution_sha256 != again[k].solution_sha256]
-            report.add(name, f"determinism ({task})", not diff, f"same seed, different solutions on {diff[:5]}" if diff else "same seed gives identical solutions")
+            report.add(name, f"determinism ({task})", *determinism_check(list(recs.values()), again))

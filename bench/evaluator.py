@@ -204,6 +204,7 @@ class Evaluator:
         self._current = pid
         method_time = 0.0
         checkpoints: list[tuple[float, Any]] = []
+        truncations: list[str] = []  # bench.truncated() reasons: the clock cut the method short
         exit_info: ChildExit | None = None
         baseline_kb = 0
         solution: Any = None
@@ -220,6 +221,9 @@ class Evaluator:
                             reply = recv_msg(sock, deadline, MAX_MESSAGE_BYTES)
                             if reply.get("op") == "checkpoint":
                                 checkpoints.append((method_time + time.monotonic() - t0, reply.get("solution")))
+                                continue
+                            if reply.get("op") == "truncated":
+                                truncations.append(str(reply.get("reason", "")).strip() or "the method gave no reason")
                                 continue
                             return reply
                     finally:
@@ -299,6 +303,9 @@ class Evaluator:
                     res["solution_sha256"] = wire.digest(solution)
                 except wire.WireError:
                     pass
+        if res["status"] == "ok" and truncations:
+            # verified and kept, but never ranked as a finished run (bench.truncated)
+            res.update(status="truncated", reason="cut short by the clock: " + "; ".join(truncations))
         res["trace"] = self._score_trace(task, inst, checkpoints)
         res["verify_s"] = time.monotonic() - t_verify
         return self._finish(res, t_job)

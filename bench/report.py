@@ -56,8 +56,9 @@ __all__ = [
     "FAILED_STATUSES",
 ]
 
-#: Statuses of a run that was tried and gave no valid solution.
-FAILED_STATUSES = ("invalid", "error", "timeout", "killed")
+#: Statuses of a run that was tried and gave no valid finished solution (a ``truncated`` run's
+#: solution is verified, but the clock cut it short: it scores as a ``timeout`` does).
+FAILED_STATUSES = ("truncated", "invalid", "error", "timeout", "killed")
 #: Cross-task roles, in display order.
 ROLES = ("paper's method", "best baseline", "weak baseline")
 

@@ -194,7 +194,7 @@ class _Progress:
     def advance(self, status: str) -> None:
         self.counts[status] += 1
         if self._p is not None:
-            colors = {"ok": "green", "invalid": "yellow", "error": "red", "timeout": "magenta", "killed": "red", "skipped": "dim", "cached": "cyan"}
+            colors = {"ok": "green", "invalid": "yellow", "error": "red", "truncated": "magenta", "timeout": "magenta", "killed": "red", "skipped": "dim", "cached": "cyan"}
             text = " ".join(f"[{colors.get(s, 'white')}]{s} {n}[/]" for s, n in sorted(self.counts.items()))
             self._p.update(self._t, advance=1, counts=text)
 

@@ -43,7 +43,7 @@ from typing import Any
 
 from bench import wire
 
-__all__ = ["Zygote", "ChildExit", "send_msg", "recv_msg", "ChannelClosed", "kill_group", "checkpoint"]
+__all__ = ["Zygote", "ChildExit", "send_msg", "recv_msg", "ChannelClosed", "kill_group", "checkpoint", "truncated"]
 
 THREAD_ENV = (
     "OMP_NUM_THREADS",
@@ -555,6 +555,7 @@ def _prepare_child(msg: dict[str, Any], vmsize_kb: int) -> None:
 # ----------------------------------------------------------------------------- methods' side API
 
 _CHECKPOINT_HOOK: Any = None
+_TRUNCATED_HOOK: Any = None
 
 
 #: monotonic time at which the job's budget runs out (set in the child at start)
@@ -579,7 +580,10 @@ def time_left() -> float:
     """Seconds left of this job's budget (``inf`` outside a bench job).
 
     The runner kills a job at budget + grace; a method that stops when this
-    reaches zero (minus its own wrap-up time) always returns in time.
+    reaches zero (minus its own wrap-up time) always returns in time. A
+    method whose result should depend only on its work (iterations, epochs)
+    and that stops early here must say so with :func:`truncated`, so that
+    the run is never compared as a finished one.
     """
     if _DEADLINE is None:
         return float("inf")
@@ -594,3 +598,21 @@ def checkpoint(solution: Any) -> None:
     """
     if _CHECKPOINT_HOOK is not None:
         _CHECKPOINT_HOOK(solution)
+
+
+def truncated(reason: str) -> None:
+    """Declare that the clock cut this run short (the job then ends ``truncated``, not ``ok``).
+
+    Call it from inside ``solve`` (or ``select``) when the method stopped
+    its work early because :func:`time_left` ran low, rather than at its own
+    work-based stop (iterations, epochs, patience). The runner still
+    verifies and keeps the solution, but the record's status is
+    ``truncated``: rankings, claims and statistics, which use ``ok`` runs
+    only, never count it, and a resumed sweep retries it. A method whose
+    *protocol* is a time budget (an anytime search run until the budget)
+    does not call this. ``reason`` (one line) becomes the record's reason;
+    later calls in the same job add theirs. Outside a bench job this does
+    nothing.
+    """
+    if _TRUNCATED_HOOK is not None:
+        _TRUNCATED_HOOK(str(reason))

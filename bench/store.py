@@ -44,9 +44,13 @@ SCHEMA_VERSION = 1
 #: Statuses that count as finished: a rerun skips them. Other statuses are retried.
 DONE_STATUSES = frozenset({"ok", "invalid", "skipped"})
 
-Status = Literal["ok", "invalid", "error", "timeout", "killed", "skipped"]
-#: Every status a job can end with, in display order.
-STATUSES: tuple[str, ...] = ("ok", "invalid", "error", "timeout", "killed", "skipped")
+# ``truncated`` came after schema version 1's first records; adding a value keeps every old
+# record loadable, so the schema version stays 1.
+Status = Literal["ok", "truncated", "invalid", "error", "timeout", "killed", "skipped"]
+#: Every status a job can end with, in display order. ``truncated``: the method said the clock
+#: cut it short (:func:`bench.truncated`); its solution is verified and kept, but it is never
+#: ranked or compared as a finished run, and a rerun retries it, as a ``timeout``.
+STATUSES: tuple[str, ...] = ("ok", "truncated", "invalid", "error", "timeout", "killed", "skipped")
 
 
 class TracePoint(BaseModel):
