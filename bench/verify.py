@@ -59,7 +59,7 @@ def verify_frame(
         base = Path(r["bundle_path"]) if isinstance(r.get("bundle_path"), str) else Path(root)
         size = left_out_solutions((manifests or {}).get(str(base), {})).get(r["key"])
         if size is not None:
-            chk.detail = f"solution left out of the bundle ({size / 2**20:.2f} MB; see the manifest's solutions_left_out): `bench export` reads it from the run store"
+            chk.detail = f"solution left out of the bundle ({size / 2**20:.2f} MB; see the manifest's solutions_left_out): `bench export` reads it from the run store or the git commit that held it"
             continue
         if not isinstance(sol_file, str) or not sol_file:
             chk.detail = "no solution was kept"
