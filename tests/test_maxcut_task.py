@@ -504,7 +504,9 @@ def test_smoke_tier_is_small_and_fast():
     smoke = ids("smoke")
     assert 1 <= len(smoke) <= 10 and len(set(smoke)) == len(smoke)
     assert {"reg3-n100-s0-k2", "reg5-n100-s0-k3", "G11-k2"} <= set(smoke)
-    assert all(TASK.budget("smoke", s) <= 8 for s in TASK.instances("smoke"))
+    # 20 s: about 10x the slowest work-stopped smoke job (ros-vanilla on G11-k2, 1.9 s quiet), so a
+    # loaded machine neither kills nor truncates it; anytime baselines keep 8 s of their own
+    assert all(TASK.budget("smoke", s) <= 20 for s in TASK.instances("smoke"))
 
 
 def test_standard_tier_has_what_the_issue_lists():

@@ -51,6 +51,6 @@ def test_the_full_tier_runs_the_official_step_counts():
     catalog, _ = probe_catalog(families=("pde",))
     meta = [m for m in catalog if m["name"] == "sks-adam"]
     task = get_task("pde")
-    for tier, want in (("standard", 20_000), ("full", None)):
+    for tier, want in (("smoke", 3000), ("standard", 20_000), ("full", None)):
         (job,) = plan(task, meta, RunOptions(task="pde", tier=tier, instances=["allen-cahn-a15-N4900"]))
         assert job.params["max_steps"] == want

@@ -81,7 +81,8 @@ def _settings(n: int, k: int, tt_min: int, tt_max_frac: float, stall_factor: flo
     # Anytime: it runs until the budget, so where it stops depends on the machine.
     deterministic=False,
     supports=lambda inst: supports_k(inst, None, "tabu"),
-    budgets={"standard": 10.0, "full": 60.0},
+    # smoke: its time is its protocol (it runs until 90% of the budget); 8 s keeps the smoke tier short
+    budgets={"smoke": 8.0, "standard": 10.0, "full": 60.0},
     deviations=(
         "not BLS or MOH themselves: a single tabu one-flip operator with elite restarts, no swap "
         "moves; tenure range [3, 3 + n/10 (k-1)] (the n/10 as recalled from BLS/MOH, UNVERIFIED; "
