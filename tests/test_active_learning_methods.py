@@ -22,16 +22,16 @@ from baselines.active_learning.classic import (
 )
 from baselines.active_learning.cluster_margin import ClusterMargin, cluster_margin_select
 from baselines.active_learning.galaxy import Galaxy, galaxy_pick, galaxy_plan
+from common.active_learning.driver import RoundContext
+from common.active_learning.margins import direct_margins
 from methods.active_learning.direct import (
     Direct,
     around_threshold,
-    direct_margins,
     direct_plan,
     find_interval,
     shrink,
     threshold_accuracy,
 )
-from methods.active_learning.driver import RoundContext
 from tasks.active_learning import ALSession, replay
 from tasks.active_learning.construct import load_pool
 

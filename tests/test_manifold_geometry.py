@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 import torch
+from script_modules import load_script
 
-from methods.manifold_diffusion.common import canonical_rows
+from common.manifold_diffusion.models import canonical_rows
 from methods.manifold_diffusion.matrix_geometry import MatrixCoords
 
 
@@ -99,7 +100,7 @@ def test_data_reference_keeps_signs_consistent_inside_a_component():
     50/50 on some rows; the data reference keeps every row's minority share far lower."""
     import numpy as np
 
-    from methods.manifold_diffusion.common import data_reference
+    from common.manifold_diffusion.models import data_reference
     from tasks.manifold_diffusion import targets as T
 
     mix = T.so_mixture_spec(6, 2, 0.2, seed=2006)
@@ -120,8 +121,10 @@ def test_data_reference_keeps_signs_consistent_inside_a_component():
 def test_sign_diagnostic_oracle_undoes_row_sign_flips_and_keeps_det_one():
     import numpy as np
 
-    from methods.manifold_diffusion._sign_diagnostic import minority_shares, oracle_signs
     from tasks.manifold_diffusion import targets as T
+
+    diagnostic = load_script("scripts/manifold_diffusion/sign_diagnostic.py")
+    minority_shares, oracle_signs = diagnostic.minority_shares, diagnostic.oracle_signs
 
     mix = T.so_mixture_spec(4, 2, 0.2, seed=2004)
     x, lab = T.sample_so(mix, 200, np.random.default_rng(3))
@@ -134,13 +137,15 @@ def test_sign_diagnostic_oracle_undoes_row_sign_flips_and_keeps_det_one():
 
 
 def test_sign_classifier_draws_only_det_one_patterns_and_learns_the_components():
-    """``_sign_classifier``: a classifier of row signs given the canonical rows, drawn among det = +1 patterns."""
+    """``scripts/manifold_diffusion/sign_classifier.py``: a classifier of row signs given the canonical rows, drawn among det = +1 patterns."""
     import numpy as np
     import torch
 
-    from methods.manifold_diffusion._sign_classifier import draw_signs, fit_sign_classifier
-    from methods.manifold_diffusion.common import canonical_rows, data_reference
+    from common.manifold_diffusion.models import canonical_rows, data_reference
     from tasks.manifold_diffusion import targets as T
+
+    classifier = load_script("scripts/manifold_diffusion/sign_classifier.py")
+    draw_signs, fit_sign_classifier = classifier.draw_signs, classifier.fit_sign_classifier
 
     mix = T.so_mixture_spec(4, 2, 0.2, seed=2004)
     x, _ = T.sample_so(mix, 1500, np.random.default_rng(3))

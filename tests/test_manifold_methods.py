@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from script_modules import load_script
 
 import tasks.manifold_diffusion as md
 from baselines.manifold_diffusion.ddpm import AmbientDDPM
@@ -172,7 +173,7 @@ def test_pd_version3_switches_default_to_the_official_model_and_each_acts(iid):
 
 
 def test_torus_seams_put_the_cut_in_the_emptiest_arc():
-    from methods.manifold_diffusion.common import torus_seams
+    from common.manifold_diffusion.models import torus_seams
 
     rng = np.random.default_rng(0)
     # one mode per coordinate, at 0 (straddling the official cut) and at 3
@@ -271,7 +272,7 @@ def test_target_cap_defaults_off_and_acts_on_matrix_groups():
 
 
 def test_tail_shares():
-    from methods.manifold_diffusion._target_tails import tail_shares
+    tail_shares = load_script("scripts/manifold_diffusion/target_tails.py").tail_shares
 
     v = np.ones(1000)
     v[0] = 999.0  # one sample carries half the sum

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from script_modules import load_script
 
 RESULTS = ROOT / "results"
 BLOCK = re.compile(r"<!-- BEGIN GENERATED: python -m bench claims --task (\S+)((?: --versus-paper \S+)?) ")
@@ -91,17 +92,17 @@ def assert_readme_quotes(printed: str, readme: Path, prefix: str, n: int) -> Non
 
 
 def test_the_official_ros_side_by_side_table_is_what_its_script_prints(capsys):
-    """methods/maxcut/README.md quotes `_official_ros.py compare` on the kept official runs."""
-    from tasks.maxcut import _official_ros
+    """methods/maxcut/README.md quotes `scripts/maxcut/official_ros.py compare` on the kept official runs."""
+    official_ros = load_script("scripts/maxcut/official_ros.py")
 
     runs, readme = ROOT / "tasks/maxcut/official_ros_k3.jsonl", ROOT / "methods" / "maxcut" / "README.md"
     first = RESULTS / "maxcut" / "20261202-maintainers-c9247eccc0"
-    _official_ros.main(["compare", str(runs), str(first), "--reps", "0-2"])  # the first three repetitions
+    official_ros.main(["compare", str(runs), str(first), "--reps", "0-2"])  # the first three repetitions
     printed = capsys.readouterr().out
     assert_readme_quotes(printed, readme, "| G", 10)
     assert "official: mean 0.9303, 95% CI [0.9284, 0.9323] (30 runs)" in printed
     # every official repetition kept, against both published ros bundles of G1-G10 at k=3
-    _official_ros.main(["compare", str(runs), str(first), str(RESULTS / "maxcut" / "20261203-maintainers-94a423f21d")])
+    official_ros.main(["compare", str(runs), str(first), str(RESULTS / "maxcut" / "20261203-maintainers-94a423f21d")])
     printed = capsys.readouterr().out
     assert_readme_quotes(printed, readme, "| G", 10)
     assert_readme_quotes(printed, readme, "official: mean", 1)
@@ -109,12 +110,12 @@ def test_the_official_ros_side_by_side_table_is_what_its_script_prints(capsys):
 
 
 def test_the_paper_tail_table_is_what_its_script_prints(capsys):
-    """methods/maxcut/README.md quotes `_official_ros.py paper-tail` on the kept official runs and both bundles."""
-    from tasks.maxcut import _official_ros
+    """methods/maxcut/README.md quotes `scripts/maxcut/official_ros.py paper-tail` on the kept official runs and both bundles."""
+    official_ros = load_script("scripts/maxcut/official_ros.py")
 
     runs, readme = ROOT / "tasks/maxcut/official_ros_k3.jsonl", ROOT / "methods" / "maxcut" / "README.md"
     bundles = [RESULTS / "maxcut" / b for b in ("20261202-maintainers-c9247eccc0", "20261203-maintainers-94a423f21d")]
-    _official_ros.main(["paper-tail", str(runs), *map(str, bundles)])
+    official_ros.main(["paper-tail", str(runs), *map(str, bundles)])
     printed = capsys.readouterr().out
     assert_readme_quotes(printed, readme, "| G", 10)
     assert_readme_quotes(printed, readme, "paper: mean ratio", 1)
@@ -123,11 +124,11 @@ def test_the_paper_tail_table_is_what_its_script_prints(capsys):
 
 
 def test_the_manifold_quality_target_table_is_what_its_script_prints(capsys):
-    """tasks/manifold_diffusion/README.md quotes `_quality_target.py` on the published bundles."""
-    from tasks.manifold_diffusion import _quality_target
+    """tasks/manifold_diffusion/README.md quotes `scripts/manifold_diffusion/quality_target.py` on the published bundles."""
+    quality_target = load_script("scripts/manifold_diffusion/quality_target.py")
 
-    _quality_target.main(["--results", str(RESULTS)])
+    quality_target.main(["--results", str(RESULTS)])
     assert_readme_quotes(capsys.readouterr().out, ROOT / "tasks" / "manifold_diffusion" / "README.md", "| `", 2)
     # the paper's configuration is behind rsgm on SO(6): the interval is computed, not written
-    t = _quality_target.target_table(RESULTS).set_index(["model", "instance"])
+    t = quality_target.target_table(RESULTS).set_index(["model", "instance"])
     assert t.loc[("projected-diffusion", "so6"), "reading"] == "behind" and t.loc[("projected-diffusion", "so6"), "pairs"] == 3

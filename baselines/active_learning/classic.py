@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from bench import method
-from methods.active_learning.driver import unlabeled_mask
+from common.active_learning.driver import unlabeled_mask
 
 __all__ = [
     "uncertainty_scores",

@@ -20,7 +20,7 @@ import numpy as np
 
 from baselines.active_learning.classic import uncertainty_scores
 from bench import method
-from methods.active_learning.driver import unlabeled_mask
+from common.active_learning.driver import unlabeled_mask
 
 __all__ = ["ClusterMargin", "cluster_pool", "cluster_margin_select"]
 

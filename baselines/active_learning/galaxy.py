@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from bench import method
-from methods.active_learning.direct import direct_margins
-from methods.active_learning.driver import Plan, RoundContext, RoundStrategy
+from common.active_learning.driver import Plan, RoundContext, RoundStrategy
+from common.active_learning.margins import direct_margins
 
 __all__ = ["Galaxy", "galaxy_pick"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from methods.manifold_diffusion.common import TWO_PI, batched_polar
+from common.manifold_diffusion.models import TWO_PI, batched_polar
 
 __all__ = ["Geometry"]
 

@@ -15,7 +15,7 @@ import torch
 
 from baselines.manifold_diffusion.geometry import Geometry
 from bench.registry import method
-from methods.manifold_diffusion.common import MLP, TrainThenSample, make_adam, to_numpy_points
+from common.manifold_diffusion.models import MLP, TrainThenSample, make_adam, to_numpy_points
 
 try:  # flow_matching is an optional dependency of this baseline
     from flow_matching.path import GeodesicProbPath

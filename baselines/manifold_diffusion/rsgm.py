@@ -24,7 +24,7 @@ import torch
 
 from baselines.manifold_diffusion.geometry import Geometry
 from bench.registry import method
-from methods.manifold_diffusion.common import (
+from common.manifold_diffusion.models import (
     MLP,
     TrainThenSample,
     VPSchedule,

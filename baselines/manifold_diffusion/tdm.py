@@ -80,7 +80,7 @@ from torch import nn
 
 from baselines.manifold_diffusion.geometry import Geometry
 from bench.registry import method
-from methods.manifold_diffusion.common import (
+from common.manifold_diffusion.models import (
     TWO_PI,
     TrainThenSample,
     batched_polar,

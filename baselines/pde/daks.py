@@ -27,7 +27,7 @@ from scipy.stats import qmc
 
 from bench.registry import method
 from bench.sandbox import time_left, truncated
-from methods.pde.kernels import kernel_matrix
+from common.pde.kernels import kernel_matrix
 from tasks.pde.problems import Burgers, PDEProblem, problem_from_data
 
 __all__ = ["solve_daks", "daks_settings", "daks_points", "DaksModel", "gram_bytes"]

@@ -41,9 +41,10 @@ import math
 import numpy as np
 
 from bench import method
-from methods.active_learning.driver import Plan, RoundContext, RoundStrategy
+from common.active_learning.driver import Plan, RoundContext, RoundStrategy
+from common.active_learning.margins import direct_margins
 
-__all__ = ["Direct", "direct_margins", "threshold_accuracy", "find_interval", "shrink", "around_threshold"]
+__all__ = ["Direct", "threshold_accuracy", "find_interval", "shrink", "around_threshold"]
 
 REFERENCE = (
     "Nuggehalli, Zhang, Jain & Nowak, Improved Algorithm for Deep Active Learning under Imbalance via Optimal "
@@ -62,13 +63,6 @@ DEVIATIONS = (
     "official code would return a smaller batch; our protocol fixes the batch size). Labels come from the "
     "task's oracle (noisy by default); LabelBench feeds strategies clean labels (see tasks/active_learning/README.md)."
 )
-
-
-def direct_margins(proba: np.ndarray) -> np.ndarray:
-    """Scores ``(n, K)``: ``p_k - max p`` plus the official tie-break."""
-    mc = proba.max(axis=1, keepdims=True)
-    tb = mc if proba.shape[1] > 2 else proba[:, 0:1]
-    return proba - mc + 1e-8 * tb
 
 
 def threshold_accuracy(w: np.ndarray) -> np.ndarray:

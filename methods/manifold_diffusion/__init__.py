@@ -2,9 +2,10 @@
 
 - ``projected-diffusion`` (:mod:`.projected`): Euclidean OU projected onto the manifold.
 
-Shared pieces used by the baselines too: :mod:`.common` (protocol, budgets, nets,
-schedules) and :mod:`.matrix_geometry` (SO(n)/U(n) projection, analytic eigenvector
-derivative). torch is imported here so a worker's zygote imports it once.
+What the baselines share with it (protocol, budgets, nets, schedules, row gauges) lives in
+``common/manifold_diffusion/models.py``; :mod:`.matrix_geometry` holds the SO(n)/U(n)
+projection and analytic eigenvector derivative. torch is imported here so a worker's zygote
+imports it once.
 """
 
 from __future__ import annotations

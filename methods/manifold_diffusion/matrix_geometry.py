@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import torch
 
-from methods.manifold_diffusion.common import canonical_rows, gauge_coordinate
+from common.manifold_diffusion.models import canonical_rows, gauge_coordinate
 
 __all__ = ["MatrixCoords"]
 

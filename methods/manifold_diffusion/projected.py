@@ -70,7 +70,7 @@ default reproduces the published behaviour (version 1); each is a method paramet
   component, so the sign torus has to learn signs that flip across the component, and the
   samples' signs are where most of the C2ST gap lies (with the signs set by an oracle the tuned
   variant's SO(6) C2ST falls from 0.85 to 0.66). ``"data"``: the inner product of row ``i``
-  with a reference direction fitted to the training rows (:func:`~methods.manifold_diffusion.common.data_reference`,
+  with a reference direction fitted to the training rows (:func:`~common.manifold_diffusion.models.data_reference`,
   which keeps the boundary away from the data: at most ~15 % minority sign per row and
   component on SO(6)). The gauge-fixing derivative term of U(n) follows the reference.
 - ``ensemble`` (default ``"official"``): SO(n)/U(n) only. The noise of each coordinate of ``Z``.
@@ -91,7 +91,7 @@ default reproduces the published behaviour (version 1); each is a method paramet
   straddles it is torn into two pieces ``2 pi`` apart in the lift, and the OU process contracts
   toward the cut itself. ``"data"`` lifts coordinate ``j`` to ``[-pi, pi)`` around a centre
   ``c_j``, the point opposite the emptiest arc of the training marginal
-  (:func:`~methods.manifold_diffusion.common.torus_seams`), so the cut lies where the data are
+  (:func:`~common.manifold_diffusion.models.torus_seams`), so the cut lies where the data are
   not and the process contracts toward ``c_j``; the sampler starts from ``N(c, I)`` wrapped.
 - ``torus_input`` (default ``"angle"``, official): the torus drift net sees the angles in
   ``[0, 2 pi)``, a discontinuous input at the cut. ``"cossin"``: ``(cos, sin)`` of each angle, as
@@ -132,7 +132,7 @@ import numpy as np
 import torch
 
 from bench.registry import method
-from methods.manifold_diffusion.common import (
+from common.manifold_diffusion.models import (
     MLP,
     TWO_PI,
     TrainThenSample,
@@ -257,7 +257,7 @@ class ProjectedDiffusion(TrainThenSample):
         self.ema = float(p.get("ema", 0.0))
         if not 0.0 <= self.ema < 1.0:
             raise ValueError(f"ema must be in [0, 1), got {self.ema!r}")
-        # development switch, declared by no registered method (``_target_tails``): shrink each
+        # development switch, declared by no registered method (``scripts/manifold_diffusion/target_tails.py``): shrink each
         # sample's SO(n)/U(n) matrix drift target to |sigma target / beta|^2 <= target_cap (0: off)
         self.target_cap = float(p.get("target_cap", 0.0))
         # the lift psi of the torus: x -> angle in [0, 2 pi) (official: "zero"), or x -> the angle
@@ -475,7 +475,7 @@ class ProjectedDiffusion(TrainThenSample):
 
         Biased: the drift then fits ``E[clip(target) | X]``, not ``E[target | X]``. A development
         switch (``target_cap``) for measuring how much of the SO(n) gap the target's variance
-        explains (:mod:`methods.manifold_diffusion._target_tails`).
+        explains (``scripts/manifold_diffusion/target_tails.py``).
         """
         shape = (-1,) + (1,) * (target.ndim - 1)
         n2 = ((target * k.reshape(shape)).abs() ** 2).reshape(target.shape[0], -1).sum(1)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
-from methods.pde.kernels import kernel_matrix
+from common.pde.kernels import kernel_matrix
 from tasks.pde.problems import PDEProblem, check_axes
 
 __all__ = ["KronModel"]

@@ -14,8 +14,8 @@ import pytest
 
 from baselines.active_learning.classic import Badge
 from baselines.active_learning.galaxy import galaxy_plan
+from common.active_learning.driver import RoundContext
 from methods.active_learning.direct import direct_plan
-from methods.active_learning.driver import RoundContext
 
 N, K, D = 20_000, 10, 16
 

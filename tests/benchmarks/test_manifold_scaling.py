@@ -5,15 +5,16 @@ derivative against the official code's ``jacrev`` + ``vmap`` Jacobian, RSGM and 
 DDPM, on SO(20) and U(20). Targets (issue 7): the analytic path is at least 10x faster than
 the full-Jacobian path at SO(30) and U(30) (the official code's path, re-created here: the
 official code itself is not run), and faster per step than RSGM. The full sweep up to
-d > 1,000 is ``python -m methods.manifold_diffusion.scaling`` (README of the family).
+d > 1,000 is ``python scripts/manifold_diffusion/scaling.py`` (README of the family).
 """
 
 from __future__ import annotations
 
 import pytest
 import torch
+from script_modules import load_script
 
-from methods.manifold_diffusion.scaling import time_per_iteration
+time_per_iteration = load_script("scripts/manifold_diffusion/scaling.py").time_per_iteration
 
 CASES = [("projected-diffusion", "so"), ("projected-diffusion[jacrev]", "so"), ("rsgm", "so"), ("ambient-ddpm", "so"),
          ("projected-diffusion", "u"), ("projected-diffusion[jacrev]", "u"), ("rsgm", "u"), ("ambient-ddpm", "u")]

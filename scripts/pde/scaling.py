@@ -1,8 +1,8 @@
 """Scaling study: wall time per Gauss–Newton step against N (SKS dense, SKS matrix-free, DAKS).
 
-Run from the repository root (one thread; writes ``tasks/pde/scaling.csv`` and ``scaling.png``)::
+One thread; writes ``tasks/pde/scaling.csv`` and ``scaling.png``::
 
-    OMP_NUM_THREADS=1 python -m tasks.pde._scaling [--quick]
+    OMP_NUM_THREADS=1 python scripts/pde/scaling.py [--quick]
 
 Elliptic problem, official kernels (``methods.pde.sks.sks_config``, DAKS defaults).
 Two matrix-free series: ``sks-mf`` with its registered weights (v = 1e12, the
@@ -30,7 +30,8 @@ from methods.pde.sks import GN_WEIGHTS, MF_PENALTY, build_model
 from methods.pde.solvers import gauss_newton_dense, gauss_newton_mf
 from tasks.pde.problems import Elliptic
 
-HERE = Path(__file__).resolve().parent
+TASK_DIR = Path(__file__).resolve().parents[2] / "tasks" / "pde"
+"""Where the table and plot go (the task README quotes them)."""
 
 
 def _median_step(times: list[float]) -> float:
@@ -85,7 +86,7 @@ def main() -> None:
     with threadpool_limits(1):
         rows = measure(a.quick)
     sl = slopes(rows)
-    with open(HERE / "scaling.csv", "w", newline="") as fh:
+    with open(TASK_DIR / "scaling.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=["solver", "N", "step_s", "setup_s", "cg_iters"])
         w.writeheader()
         w.writerows(rows)
@@ -105,7 +106,7 @@ def main() -> None:
     ax.legend()
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(HERE / "scaling.png", dpi=110)
+    fig.savefig(TASK_DIR / "scaling.png", dpi=110)
     print("slopes:", sl)
 
 

@@ -1,6 +1,6 @@
 """Issue 7's quality target, computed: does each projected model at least match ``rsgm``?
 
-``python -m tasks.manifold_diffusion._quality_target [--results results]`` prints, for every
+``python scripts/manifold_diffusion/quality_target.py [--results results]`` prints, for every
 standard-tier instance, the paired C2ST difference ``model - rsgm`` (same job seed; each
 method in its registered configuration, :func:`bench.claims.registered_records`) of the
 paper's configuration and of this bench's tuned variant, its mean with a 95% percentile
@@ -9,7 +9,6 @@ C2ST is better), ``behind`` (the whole interval above 0) or ``level``. The targe
 quality at least matches RSGM's on the standard tier at equal budget") holds on an instance
 unless the model is ``behind`` there. This is the bench's own target, not a claim of the paper
 (those are in ``claims.toml``). With 3 seeds an interval is rough: it resamples three pairs.
-The leading underscore keeps it out of task discovery.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Signs from a classifier instead of the sign torus: a development experiment, not a method.
 
-``python -m methods.manifold_diffusion._sign_classifier --instance so6 --master-seed 2``
+``python scripts/manifold_diffusion/sign_classifier.py --instance so6 --master-seed 2``
 
 The paper's model carries the SO(n) eigenvector signs on a separate n-torus, and on this task's
 SO(6) mixture those signs are most of the remaining C2ST gap of ``projected-diffusion-tuned``
-(``_sign_diagnostic``). This script asks how much a different model of the signs would buy:
+(``sign_diagnostic.py``). This script asks how much a different model of the signs would buy:
 it trains ``projected-diffusion-tuned`` exactly as a job of the standard tier would (same
 instance, same job seed for ``--master-seed`` and ``--rep``, same iteration budget; in-process,
 so the 60 s wall-clock cap is not enforced), samples it, and scores the samples twice with the
@@ -12,7 +12,7 @@ task's C2ST: as the model returns them, and with each sample's signs replaced by
 classifier ``p(signs | canonical rows)`` fitted to the training data (scikit-learn MLP), among
 the sign patterns that give ``det = +1`` with that sample's rows. That factorises the model as
 ``p(rows) p(signs | rows)``; it uses only the training data, unlike the diagnostic's oracle,
-which uses the mixture centres. The leading underscore keeps it out of method discovery.
+which uses the mixture centres.
 """
 
 from __future__ import annotations
@@ -60,9 +60,11 @@ def draw_signs(clf: MLPClassifier, rows: np.ndarray, rng: np.random.Generator) -
 
 
 def main(argv: list[str] | None = None) -> int:
+    # dev.py is this script's sibling (scripts/ is no package; see dev.py)
+    from dev import train_as_job
+
     import tasks.manifold_diffusion as md
-    from methods.manifold_diffusion._dev import train_as_job
-    from methods.manifold_diffusion.common import canonical_rows
+    from common.manifold_diffusion.models import canonical_rows
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--instance", default="so6", help="an SO(n) instance of the task (so3, so6)")

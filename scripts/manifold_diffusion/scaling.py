@@ -1,6 +1,6 @@
 """Seconds per training iteration against manifold dimension, for every model, side by side.
 
-``python -m methods.manifold_diffusion.scaling --out DIR`` times ``train_step`` at batch 32,
+``python scripts/manifold_diffusion/scaling.py --out DIR`` times ``train_step`` at batch 32,
 one thread, on the torus (d up to 1,000), SO(n) (n up to 46, d = 1,035) and U(n) (n up to 32,
 d = 1,024), for ``projected-diffusion`` (analytic eigenvector derivative), the same model with
 the official code's ``jacrev`` + ``vmap`` Jacobian, ``rsgm``, ``ambient-ddpm`` and ``tdm``

@@ -1,6 +1,6 @@
 """How much of a method's SO(n) C2ST gap is the eigenvector signs? A diagnostic, not a metric.
 
-``python -m methods.manifold_diffusion._sign_diagnostic --bundle results/manifold-diffusion/<id> --instance so6``
+``python scripts/manifold_diffusion/sign_diagnostic.py --bundle results/manifold-diffusion/<id> --instance so6``
 
 Two readings, both from the task's own data and the task's own C2ST:
 
@@ -29,7 +29,7 @@ import pandas as pd
 import torch
 
 from bench.wire import load_npz
-from methods.manifold_diffusion.common import canonical_rows, data_reference
+from common.manifold_diffusion.models import canonical_rows, data_reference
 from tasks.manifold_diffusion import _load, _mixture, spec
 from tasks.manifold_diffusion import metrics as M
 from tasks.manifold_diffusion import targets as T

@@ -1,6 +1,6 @@
 """Regenerate ``gset_sha256.json`` and ``generated_sha256.json`` (maintainers only).
 
-    python tasks/maxcut/_make_digests.py [--shared ../shared]
+    python scripts/maxcut/make_digests.py [--shared ../shared]
 
 - ``gset_sha256.json``: n, m, weights, type, size and sha256 of the 71 Gset
   files, read from ``shared/data/gset/SOURCE.md`` and checked against the
@@ -10,7 +10,8 @@
   networkx and numpy installed. Only re-pin these digests on purpose: the
   point of the file is to notice when a new networkx draws other graphs.
 
-Not imported by the task (the leading underscore keeps discovery away).
+Both files are task data and stay in ``tasks/maxcut/``. Run from anywhere; paths are
+found from the repository root.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ import re
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[2]
+TASK_DIR = ROOT / "tasks" / "maxcut"
+sys.path.insert(0, str(ROOT))  # the checkout's tasks/, whichever copy is installed
 
 _ROW = re.compile(
     r"^\| (G\d+) \| (\d+) \| (\d+) \| ([^|]+?) \| (\w+) \| (\d+) \| `([0-9a-f]{64})` \|"
@@ -56,7 +57,7 @@ def gset_table(shared: Path) -> dict:
             "sha256 of the 71 Gset files as copied byte-for-byte from GitHub NetSysOpt/ROS @ "
             "39573402372470d7aba72c246db73b415b71b4ef (instance/G<k>/G<k>.txt), from "
             "shared/data/gset/SOURCE.md; type labels (random/planar/toroidal) follow public READMEs; "
-            "weights are measured from the files. Regenerate with tasks/maxcut/_make_digests.py."
+            "weights are measured from the files. Regenerate with scripts/maxcut/make_digests.py."
         ),
         "files": dict(sorted(files.items(), key=lambda kv: int(kv[0][1:]))),
     }
@@ -106,9 +107,9 @@ def main() -> None:
     ap.add_argument("--only", choices=["gset", "generated"])
     a = ap.parse_args()
     if a.only in (None, "gset"):
-        (HERE / "gset_sha256.json").write_text(json.dumps(gset_table(a.shared), indent=1) + "\n")
+        (TASK_DIR / "gset_sha256.json").write_text(json.dumps(gset_table(a.shared), indent=1) + "\n")
     if a.only in (None, "generated"):
-        (HERE / "generated_sha256.json").write_text(json.dumps(generated_table(), indent=1) + "\n")
+        (TASK_DIR / "generated_sha256.json").write_text(json.dumps(generated_table(), indent=1) + "\n")
 
 
 if __name__ == "__main__":

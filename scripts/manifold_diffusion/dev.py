@@ -1,6 +1,7 @@
-"""What the development scripts (``_sign_classifier``, ``_target_tails``) share: a job, in-process.
+"""What the development scripts (``sign_classifier.py``, ``target_tails.py``) share: a job, in-process.
 
-Not a method; the leading underscore keeps it out of method discovery.
+Not a script of its own. Its siblings import it as ``dev``: ``python scripts/manifold_diffusion/X.py``
+puts this folder first on ``sys.path``, and ``scripts/`` is no package.
 """
 
 from __future__ import annotations

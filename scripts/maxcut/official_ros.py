@@ -6,9 +6,9 @@ official code is committed: point ``--official-dir`` at a checkout of NetSysOpt/
 virtualenv with the official code's dependencies::
 
     python3 -m venv /tmp/rosoff && /tmp/rosoff/bin/pip install torch==2.13.0 torch_geometric networkx
-    /tmp/rosoff/bin/python tasks/maxcut/_official_ros.py run --official-dir ROS --gset-dir ../shared/data/gset \\
+    /tmp/rosoff/bin/python scripts/maxcut/official_ros.py run --official-dir ROS --gset-dir ../shared/data/gset \\
         --k 3 --graphs 1-10 --reps 3 --out official_k3.jsonl
-    python tasks/maxcut/_official_ros.py compare official_k3.jsonl \\
+    python scripts/maxcut/official_ros.py compare official_k3.jsonl \\
         results/maxcut/20261202-maintainers-c9247eccc0 --k 3 --graphs 1-10
 
 The protocol is the official one, repeated: repetition ``r`` pre-trains with the official
@@ -25,9 +25,9 @@ included. ``read_gset`` below is a re-typed copy of the official reader for
 Two more steps check that our ``ros`` is the official algorithm, not just a similar one. They
 run in this repository's environment and borrow torch_geometric from the official virtualenv::
 
-    python tasks/maxcut/_official_ros.py trajectory --official-dir ROS \\
+    python scripts/maxcut/official_ros.py trajectory --official-dir ROS \\
         --official-site /tmp/rosoff/lib/python3.11/site-packages --gset-dir ../shared/data/gset --graph 6
-    python tasks/maxcut/_official_ros.py pretraining-check --official-dir ROS \\
+    python scripts/maxcut/official_ros.py pretraining-check --official-dir ROS \\
         --official-site /tmp/rosoff/lib/python3.11/site-packages --gset-dir ../shared/data/gset
 
 ``trajectory`` fine-tunes with both loops from one start; ``pretraining-check`` pre-trains with
@@ -45,6 +45,9 @@ import sys
 import tempfile
 from pathlib import Path
 from types import SimpleNamespace
+
+TASK_DIR = Path(__file__).resolve().parents[2] / "tasks" / "maxcut"
+"""The task's data (``paper_results.csv``, the kept official runs ``official_ros_k3.jsonl``)."""
 
 PRETRAIN_DEGREE = {2: 3, 3: 5, 10: 7}
 """Pre-training degree per k, as in the paper's Table 1 (the official code takes it as ``--d``)."""
@@ -212,7 +215,7 @@ def _paper_tail(ns: argparse.Namespace) -> None:
     names, off, ours, best = _both_runs(ns)
     if ours["params"].nunique() > 1:
         raise SystemExit(f"the bundles hold {ours['params'].nunique()} parameter sets of {ns.method}; pass bundles of one")
-    paper = pd.read_csv(Path(__file__).with_name("paper_results.csv"), comment="#")
+    paper = pd.read_csv(TASK_DIR / "paper_results.csv", comment="#")
     paper = paper[(paper.method == ns.method) & (paper.metric == "cut")].set_index("instance")["value"]
     cuts = {g: np.concatenate([off.cut[off.graph == g].to_numpy(float), ours["metric.cut"][ours["iparam.graph"] == g].to_numpy(float)])
             for g in names}  # fmt: skip

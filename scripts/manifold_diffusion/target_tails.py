@@ -1,11 +1,11 @@
 """Heavy tails of the matrix drift target: a development diagnostic, not a method.
 
-``python -m methods.manifold_diffusion._target_tails tails`` prints, per instance, how the
+``python scripts/manifold_diffusion/target_tails.py tails`` prints, per instance, how the
 per-sample squared norm of the regression target of ``projected-diffusion-tuned`` is spread
 over a batch of training pairs (the quantity its preconditioned loss fits): the median, the
 99th percentile, and the share of the batch's sum carried by its largest 1% and 0.1%.
 
-``python -m methods.manifold_diffusion._target_tails clip --instance so3 --cap 1`` trains the
+``python scripts/manifold_diffusion/target_tails.py clip --instance so3 --cap 1`` trains the
 tuned variant as the standard tier's job of ``--master-seed`` / ``--rep`` would (in-process,
 so the 60 s cap is not enforced) with every sample's target shrunk to squared norm at most
 ``--cap`` (0: no clipping; the model's ``target_cap`` switch, which no registered method
@@ -17,8 +17,7 @@ matrix repel only linearly, so ``E[1 / (lambda_i - lambda_j)^2]`` diverges logar
 target has infinite variance, and a few near-degenerate samples dominate each batch's gradient.
 The GUE (U(n)) repels quadratically, which keeps the variance finite. Clipping is biased (it
 fits ``E[clip(target) | X]``, not ``E[target | X]``); it is here to measure how much of the
-SO(n) gap the estimator's variance explains. The leading underscore keeps it out of method
-discovery.
+SO(n) gap the estimator's variance explains.
 """
 
 from __future__ import annotations
@@ -85,7 +84,7 @@ def _tails(instances: list[str], batch: int) -> None:
 
 
 def _clip(instance: str, cap: float, master_seed: int, rep: int) -> None:
-    from methods.manifold_diffusion._dev import train_as_job
+    from dev import train_as_job  # this script's sibling (scripts/ is no package; see dev.py)
 
     task, inst, _, seed, train_s, x = train_as_job(instance, master_seed, rep, target_cap=cap)
     r = task.evaluate(inst, {"samples": x, "train_s": 0.0, "sample_s": 0.0})

@@ -5,7 +5,7 @@ virtualenv with the ROS code's pins::
 
     python3 -m venv /tmp/nx25
     /tmp/nx25/bin/pip install networkx==2.5 "numpy<2"   # networkx 2.5 does not import with numpy 2
-    /tmp/nx25/bin/python tasks/maxcut/_check_networkx25.py --gset-dir ../shared/data/gset
+    /tmp/nx25/bin/python scripts/maxcut/check_networkx25.py --gset-dir ../shared/data/gset
 
 It regenerates every random regular graph through a re-typed copy of the ROS
 code's ``generate_graph`` path (``nx.random_regular_graph`` then
@@ -24,7 +24,7 @@ import json
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+TASK_DIR = Path(__file__).resolve().parents[2] / "tasks" / "maxcut"
 
 
 def relabel_nodes_sorted_ordered(nx, g):
@@ -65,7 +65,7 @@ def main() -> int:
     ap.add_argument("--gset-dir", type=Path, required=True, help="directory holding G70, G72, G77, G81")
     ap.add_argument("--skip-weighted", action="store_true")
     a = ap.parse_args()
-    committed = json.loads((HERE / "generated_sha256.json").read_text())["digests"]
+    committed = json.loads((TASK_DIR / "generated_sha256.json").read_text())["digests"]
     bad, checked = [], 0
     for name, expected in sorted(committed.items()):
         if name.startswith("reg"):

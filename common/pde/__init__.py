@@ -1,0 +1,1 @@
+"""What the ``pde`` solvers share: the 1-D stationary kernels of SKS and DAKS (:mod:`.kernels`)."""
