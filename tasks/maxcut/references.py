@@ -1,7 +1,7 @@
 """Reference values of maxcut instances, each with its source.
 
 - ``best_known``: Gset only, k=2 and k=3, from ``best_known.csv`` (generated
-  by ``_make_paper_results.py`` from the research notes; sources in each row).
+  by ``scripts/maxcut/make_paper_results.py`` from the research notes; sources in each row).
   There is no k=4 reference: MOH 2017 reports k=4 values, but its tables could
   not be consulted, and no number is quoted from memory.
 - ``random``: the expected cut of a uniformly random k-labelling, exactly
