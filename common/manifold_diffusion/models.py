@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from bench import time_left
+from bench import time_left, truncated
 
 __all__ = ["TrainThenSample", "MLP", "VPSchedule", "batched_polar", "to_numpy_points", "canonical_rows", "data_reference", "gauge_coordinate", "torus_seams"]
 
@@ -238,7 +238,10 @@ class TrainThenSample:
                 stop_reason = f"train_seconds={seconds:g}"
                 break
             if time_left() < self.sample_reserve_s:
+                # train_seconds is the task's equal budget (the protocol); the job's clock is not:
+                # a run it cuts short is never compared with the others
                 stop_reason = "job deadline"
+                truncated(f"training stopped after {it} of {int(iters)} iterations, {self.sample_reserve_s:g} s before the job's deadline")
                 break
             idx = torch.randint(0, n, (int(batch_size),), generator=self.gen)
             self.train_step(data[idx])
