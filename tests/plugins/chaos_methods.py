@@ -81,7 +81,10 @@ def alloc(instance, *, seed, budget):
     """killed: allocates without bound until the memory limit stops it."""
     hoard = []
     while True:
-        hoard.append(np.ones(2**22))  # 32 MiB a step
+        # np.empty reserves address space without touching it, so the limit (an
+        # address-space rlimit) is reached at once, however little CPU the job gets
+        # on a loaded machine; np.ones took over a second there and timed out.
+        hoard.append(np.empty(2**22))  # 32 MiB a step
 
 
 @method(name="chaos-invalid", kind="baseline", tasks=["knapsack"], deterministic=True)
