@@ -57,12 +57,25 @@ def test_a_family_scoped_worker_sees_exactly_that_familys_methods():
     assert sorted(m["name"] for m in catalog) == want and want
 
 
-@pytest.fixture(scope="session")
-def smoke_runs(tmp_path_factory):
-    """task -> (records of a first sweep, records of a forced rerun) on the smoke tier."""
-    out = {}
-    for task in sorted({t for t, _ in PAIRS}):
-        store = tmp_path_factory.mktemp(f"conformance-{task}")
+#: Tasks whose conformance runs in `make test`; every paper family's runs in CI's
+#: second step (`@pytest.mark.long`), so that `make test` does not grow with each
+#: family's smoke sweep (tens of seconds each).
+FAST_TASKS = frozenset({"knapsack"})
+
+
+class _SmokeRuns(dict):
+    """task -> (records of a first sweep, records of a forced rerun), each swept on first use.
+
+    Lazy, so that deselected families cost nothing and each family's sweep is
+    timed against that family's first test.
+    """
+
+    def __init__(self, tmp_path_factory) -> None:
+        super().__init__()
+        self._tmp = tmp_path_factory
+
+    def __missing__(self, task: str) -> tuple[dict, dict]:
+        store = self._tmp.mktemp(f"conformance-{task}")
         opts = RunOptions(task=task, tier="smoke", store=store, progress=False, jobs=2)
         run_sweep(opts)
         first = {r.key: r for r in Store(store).iter_records(task)}
@@ -72,11 +85,20 @@ def smoke_runs(tmp_path_factory):
             opts.force, opts.methods = True, det
             run_sweep(opts)
             again = {r.key: r for r in Store(store).iter_records(task)}
-        out[task] = (first, again)
-    return out
+        self[task] = (first, again)
+        return self[task]
 
 
-@pytest.mark.parametrize(("task", "method"), PAIRS, ids=[f"{t}:{m}" for t, m in PAIRS])
+@pytest.fixture(scope="session")
+def smoke_runs(tmp_path_factory):
+    return _SmokeRuns(tmp_path_factory)
+
+
+@pytest.mark.parametrize(
+    ("task", "method"),
+    [pytest.param(t, m, marks=() if t in FAST_TASKS else pytest.mark.long) for t, m in PAIRS],
+    ids=[f"{t}:{m}" for t, m in PAIRS],
+)
 def test_method_conforms_on_smoke_tier(smoke_runs, task, method):
     first, again = smoke_runs[task]
     recs = [r for r in first.values() if r.method == method]

@@ -31,7 +31,7 @@ from bench.evaluator import Evaluator
 from bench.registry import get_task
 from bench.runner import RunOptions, plan, select_methods
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long]  # CI step 2: it loads every core on purpose
 
 #: (task, method, instance, deterministic): the methods whose smoke runs the clock used to decide.
 CASES = [

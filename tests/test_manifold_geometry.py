@@ -136,6 +136,7 @@ def test_sign_diagnostic_oracle_undoes_row_sign_flips_and_keeps_det_one():
     assert shares.shape == (2, 4) and float(shares.max()) <= 0.5
 
 
+@pytest.mark.long  # trains the classifier: ~5 s
 def test_sign_classifier_draws_only_det_one_patterns_and_learns_the_components():
     """``scripts/manifold_diffusion/sign_classifier.py``: a classifier of row signs given the canonical rows, drawn among det = +1 patterns."""
     import numpy as np

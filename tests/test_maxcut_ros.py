@@ -387,6 +387,7 @@ def test_each_repetition_pretrains_its_own_network():
 
 
 @pytest.mark.slow
+@pytest.mark.long  # a real sweep with pre-training per repetition: ~10 s
 def test_the_runner_hands_each_repetition_its_pretrained_network(tmp_path, monkeypatch):
     """Through real workers: one setup per (k, rep), the network read with bench.prepared()."""
     from bench.runner import RunOptions, run_sweep

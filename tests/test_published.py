@@ -54,6 +54,7 @@ def test_generated_claims_tables_are_up_to_date(cli, tmp_path, readme, task):
     assert copy.read_text() == readme.read_text(), f"{rel} is stale: run `{cmd}`"
 
 
+@pytest.mark.long  # re-scores solutions with each task's verifier: tens of seconds per family
 @pytest.mark.parametrize("task", sorted({p.parent.parent.name for p in RESULTS.glob("*/*/manifest.json")}) or ["(none)"])
 def test_published_solutions_rescore_to_the_published_metrics(cli, task):
     if task == "(none)":
