@@ -396,7 +396,7 @@ class MaxCut(Task):
         return dict(_all_specs())
 
     def budget(self, tier: str, spec: InstanceSpec) -> float:
-        """Seconds per job: 8 (smoke), 60 (standard; 120 for graphs of 5,000+ nodes), 1800 (full).
+        """Seconds per job: 20 (smoke; several times the slowest smoke job, for loaded machines), 60 (standard; 120 for graphs of 5,000+ nodes), 1800 (full).
 
         1800 s is the paper's 30-minute timeout.
         """
