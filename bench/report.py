@@ -45,6 +45,7 @@ __all__ = [
     "role_strata",
     "task_roles",
     "role_aggregate",
+    "aggregate_roles",
     "ROLES",
     "paper_table",
     "versus_paper",
@@ -397,7 +398,7 @@ def role_strata(records: pd.DataFrame, meta: dict[str, Any], label: str) -> np.n
 
     A task score of repetition ``r`` is the mean over the task's scorable
     instances (those where the normalisation is defined) of the run's
-    normalised score; a failed run (invalid, error, timeout, killed) scores 0,
+    normalised score; a failed run (truncated, invalid, error, timeout, killed) scores 0,
     the level of the task's trivial answer. A method that has no run, or only
     skipped ones, on some scorable instance does not cover the task (None):
     no partial means. Only repetitions present on every instance count; a
@@ -499,12 +500,31 @@ def role_aggregate(
     prepared = {name: (_scored(t[0], t[1]), t[1], t[2]) for name, t in tasks.items()}
     registered = {name: (t[3] if len(t) > 3 else None) for name, t in tasks.items()}
     roles = {name: task_roles(r, m, c, registered[name]) for name, (r, m, c) in prepared.items()}
+    per_task = {
+        name: {role: (label, role_strata(records, meta, label) if label else None) for role, label in roles[name].items()}
+        for name, (records, meta, _) in prepared.items()
+    }
+    return aggregate_roles(per_task, seed=seed, n_boot=n_boot)
+
+
+def aggregate_roles(
+    per_task: dict[str, dict[str, tuple[str | None, np.ndarray | None]]],
+    *,
+    seed: int = 0,
+    n_boot: int = 2000,
+) -> pd.DataFrame:
+    """The body of :func:`role_aggregate`, from each task's role holders and their strata.
+
+    ``per_task[task][role]`` is ``(label, strata)`` as :func:`task_roles` and
+    :func:`role_strata` give them (``strata`` None: the role is missing on that
+    task). The leaderboard keeps these per task, so any choice of tasks is
+    aggregated without rereading the records. Returns :func:`role_aggregate`'s table.
+    """
     rows = []
     for role in ROLES:
         strata, who, missing = [], [], []
-        for name, (records, meta, _) in sorted(prepared.items()):
-            label = roles[name][role]
-            st_ = role_strata(records, meta, label) if label else None
+        for name, roles_ in sorted(per_task.items()):
+            label, st_ = roles_.get(role, (None, None))
             if st_ is None:
                 missing.append(name)
             else:
