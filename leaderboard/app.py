@@ -7,7 +7,16 @@ comes from :mod:`bench.report`, :mod:`bench.stats` and :mod:`bench.claims`,
 the same functions ``bench show`` and ``bench claims`` use.
 
 Pages (sidebar, or ``?view=Task&task=maxcut`` in the URL): Overview, Task,
-Claims, Method, Submit.
+Claims, Method, Provenance, Submit.
+
+Speed: the records are read once per *fingerprint* of the results folder
+(every bundle file's size and mtime, :func:`leaderboard.digest.fingerprint`)
+into one shared, uncopied ``st.cache_resource`` (read in a background
+thread after an Overview that did not need them); every task's digest (ranks,
+roles, scores, verdicts, its per-instance table) is computed once per
+fingerprint and kept on disk (``st.cache_data(persist="disk")``), so the
+Overview of an unchanged folder opens without reading a Parquet file, even
+after a restart. Changing, adding or removing a bundle changes the fingerprint.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 from pathlib import Path
 
 import streamlit as st
@@ -25,7 +35,8 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from leaderboard.data import Data, load_results, load_store  # noqa: E402
-from leaderboard.views import PAGES, RENDER, empty_state  # noqa: E402
+from leaderboard.digest import fingerprint  # noqa: E402
+from leaderboard.views import PAGES, RENDER, Ctx, empty_state, shared_site  # noqa: E402
 
 
 def _args() -> argparse.Namespace:
@@ -36,8 +47,9 @@ def _args() -> argparse.Namespace:
     return p.parse_known_args(sys.argv[1:])[0]
 
 
-@st.cache_data(show_spinner="loading results…", max_entries=4)
-def _load(results: str, store: str | None) -> Data:
+@st.cache_resource(show_spinner="loading results…", max_entries=2)
+def _load(results: str, store: str | None, key: str) -> Data:
+    """The records, shared by every session and never copied: pages only read them. ``key``: the fingerprint."""
     return load_store(store) if store else load_results(results)
 
 
@@ -45,25 +57,28 @@ def main() -> None:
     args = _args()
     st.set_page_config(page_title="bench leaderboard", layout="wide")
     st.title("bench: verified results for ICML 2025 methods")
-    data = _load(args.results, args.store)
-    key = f"{args.store or ''}|{args.results}"
-    st.caption(f"Source: {data.source}")
-    for w in data.warnings:
+    key = fingerprint(args.results, args.store)
+
+    def load() -> Data:
+        return _load(args.results, args.store, key)
+
+    ctx = Ctx(shared_site(load, key), key, load)
+    st.caption(f"Source: {ctx.site.source}")
+    for w in ctx.site.warnings:
         st.warning(w)
-    if data.superseded:
-        st.caption(
-            "Superseded bundles (kept as provenance; their records that a newer bundle reran are not counted): "
-            + ", ".join(f"{old} (by {', '.join(new)})" for old, new in sorted(data.superseded.items()))
-        )
     view = st.sidebar.radio("page", PAGES, index=PAGES.index(st.query_params.get("view", "Overview")) if st.query_params.get("view") in PAGES else 0, key="view")
     st.query_params["view"] = view
     if view == "Submit":
-        RENDER[view](data, key)
+        RENDER[view](ctx)
         return
-    if data.records.empty or not data.tasks:
-        empty_state(data)
+    if ctx.site.empty:
+        empty_state(ctx.site)
         return
-    RENDER[view](data, key)
+    RENDER[view](ctx)
+    if ctx.loaded is None:
+        # the page came from the digests alone: read the records now, in the background, so that
+        # the next page (a task, a method) finds them loaded
+        threading.Thread(target=load, name="bench-lb-preload", daemon=True).start()
 
 
 main()

@@ -50,6 +50,8 @@ class Data:
     provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     superseded: dict[str, list[str]] = field(default_factory=dict)
+    #: superseded bundle -> its manifest, for the bundles wholly replaced (absent from ``provenance``)
+    superseded_manifests: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def task_records(self, task: str, tier: str | None = None) -> pd.DataFrame:
         """Records of the task's current version (and one tier, if given)."""
@@ -67,6 +69,14 @@ def load_results(results_dir: str | Path) -> Data:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the same messages come back in b.warnings
         b = load_bundles(results_dir)
+    counted = {str(m.get("bundle", Path(p).name)) for p, m in b.manifests.items()}
+    replaced = {}
+    for name in sorted(set(b.superseded) - counted):
+        for mpath in Path(results_dir).glob(f"*/{name}/manifest.json"):
+            try:
+                replaced[name] = json.loads(mpath.read_text())
+            except (OSError, ValueError):
+                replaced[name] = {"bundle": name, "task": mpath.parent.parent.name}
     return Data(
         source=f"published bundles in {results_dir}",
         records=b.records,
@@ -78,6 +88,7 @@ def load_results(results_dir: str | Path) -> Data:
         warnings=list(b.warnings),
         superseded=dict(b.superseded),
         claims_source=dict(b.claims_source),
+        superseded_manifests=replaced,
     )
 
 

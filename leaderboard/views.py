@@ -13,33 +13,40 @@ import math
 import re
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bench.claims import Claim, registered_records, verdict
 from bench.report import (
     ROLES,
-    anytime_table,
+    aggregate_roles,
     hardware_label,
     paper_table,
-    pareto_table,
     preferred_tier,
-    profile_table,
-    role_aggregate,
     speed_note,
     speed_probe_values,
     summary_table,
-    task_ranking,
-    task_roles,
-    with_labels,
 )
 from bench.store import STATUSES
 from leaderboard import charts
 from leaderboard.data import Data
+from leaderboard.digest import (
+    OVERVIEW_COLUMNS,
+    Site,
+    TaskTables,
+    bundles_table,
+    filter_overview,
+    headline,
+    overview_table,
+    site_digest,
+    task_tables,
+)
 
-__all__ = ["esc", "overview", "task_page", "claims_page", "method_page", "submit_page", "PAGES"]
+__all__ = ["esc", "Ctx", "site", "shared_site", "overview", "task_page", "claims_page", "method_page", "provenance_page", "submit_page", "PAGES"]
 
-PAGES = ("Overview", "Task", "Claims", "Method", "Submit")
+PAGES = ("Overview", "Task", "Claims", "Method", "Provenance", "Submit")
+#: The task page's plots, one shown at a time (``?plot=`` in the URL picks one).
+PLOTS = ("quality vs time", "Pareto: time vs quality", "performance profiles")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:])")
 
 
@@ -60,90 +67,61 @@ def _param_index(options: list[str], key: str, default: int = 0) -> int:
 
 
 # ----------------------------------------------------------------------------- cached computations
-# Arguments starting with "_" are not hashed by st.cache_data; ``key`` identifies the data source.
+# Arguments starting with "_" are not hashed by st.cache_data; ``key`` is the data's fingerprint
+# (leaderboard.digest.fingerprint), so a cached value lives exactly as long as the files it came from.
+
+
+class Ctx:
+    """What a page gets: the site's digests, the fingerprint ``key``, and the records on first use.
+
+    ``data`` calls the app's loader (a shared ``st.cache_resource``) only when
+    a page reads it, so an Overview served from the digest cache never reads
+    a Parquet file.
+    """
+
+    def __init__(self, site: Site, key: str, load: Any) -> None:
+        self.site, self.key, self._load = site, key, load
+        self._data: Data | None = None
+
+    @property
+    def data(self) -> Data:
+        if self._data is None:
+            self._data = self._load()
+        return self._data
+
+    @property
+    def loaded(self) -> Data | None:
+        """The records if a page has read them in this run, else None."""
+        return self._data
+
+
+@st.cache_data(show_spinner="summarising the tasks…", max_entries=4, persist="disk")
+def site(_load: Any, key: str) -> Site:
+    """Every task's digest, computed once per fingerprint and kept on disk across restarts."""
+    return site_digest(_load())
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def shared_site(_load: Any, key: str) -> Site:
+    """:func:`site`, unpickled once per server process and shared by every session (pages only read it)."""
+    return site(_load, key)
+
+
+@st.cache_data(show_spinner=False, max_entries=32, persist="disk")
+def _aggregate(_site: Site, key: str, tasks: tuple[str, ...]) -> pd.DataFrame:
+    return aggregate_roles({t: _site.digests[t].roles for t in tasks}, seed=0)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _verdicts(_data: Data, key: str, task: str) -> pd.DataFrame:
-    rows = []
-    records = _data.task_records(task)
-    for raw in _data.claims.get(task, []):
-        try:
-            c = Claim.model_validate(raw)
-        except ValueError as exc:
-            rid = str(raw.get("id", "?")) if isinstance(raw, dict) else "?"
-            rows.append({"task": task, "claim": rid, "verdict": "unreadable claim", "reason": str(exc).splitlines()[0], "evidence": []})
-            continue
-        v = verdict(c, records, methods=_data.methods.get(task))
-        rows.append({"task": task, "claim": c.id, "statement": c.statement, "source": c.source, "paper": c.paper,
-                     "test": c.comparison.describe(), "tier": c.tier, "note": c.note, **v.as_row(), "evidence": v.evidence})  # fmt: skip
-    return pd.DataFrame(rows)
-
-
-def _best(res: Any) -> str:
-    """The method with the best mean rank, or every method tied for it (never a tie broken by name)."""
-    if not res.methods:
-        return "–"
-    top = [m for m, r in zip(res.methods, res.mean_ranks, strict=True) if math.isclose(r, res.mean_ranks[0])]
-    return top[0] if len(top) == 1 else f"tie: {', '.join(top)}"
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _overview_row(_data: Data, key: str, task: str) -> dict[str, Any]:
-    info = _data.tasks[task]
-    meta = info["meta"]
-    tier = preferred_tier(_data.task_records(task))
+def _tables(_data: Data, key: str, task: str, tier: str, keys: tuple[str, ...]) -> TaskTables:
     df = _data.task_records(task, tier)
-    kinds = df.groupby("method")["kind"].first() if not df.empty else pd.Series(dtype=str)  # methods, not grid points
-    reg = registered_records(df, _data.methods.get(task))  # one entry per method in ranks and roles
-    res = task_ranking(reg, meta)
-    roles = task_roles(reg, meta, _data.claims.get(task), _data.methods.get(task))
-    paper = roles["paper's method"]
-    rank = f"{res.methods.index(paper) + 1} of {len(res.methods)}" if paper in res.methods else ("not ranked" if paper else "no method")
-    v = _verdicts(_data, key, task)
-    counts = v["verdict"].value_counts().to_dict() if not v.empty else {}
-    hw = sorted(set(hardware_label(df))) if not df.empty else []
-    return {
-        "task": task,
-        "paper": (meta.get("paper") or {}).get("title", "–"),
-        "family": meta.get("family", ""),
-        "tier": tier or "–",
-        "methods": int((kinds == "method").sum()),
-        "baselines": int((kinds == "baseline").sum()),
-        "instances": int(df["instance"].nunique()) if not df.empty else 0,
-        "best (mean rank)": _best(res),
-        "paper's method": paper or "–",
-        "its rank": rank,
-        "verdicts": ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no claims",
-        "machines": len(hw),
-        "page": _link("Task", task=task),
-    }
-
-
-_OVERVIEW_ORDER = ["task", "page", "paper", "family", "tier", "methods", "baselines", "instances", "best (mean rank)",
-                   "paper's method", "its rank", "verdicts", "machines"]  # fmt: skip
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _aggregate(_data: Data, key: str, tasks: tuple[str, ...]) -> pd.DataFrame:
-    inputs = {}
-    for t in tasks:
-        tier = preferred_tier(_data.task_records(t))
-        reg = registered_records(_data.task_records(t, tier), _data.methods.get(t))
-        inputs[t] = (reg, _data.tasks[t]["meta"], _data.claims.get(t, []), _data.methods.get(t))
-    return role_aggregate(inputs, seed=0)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _summary(_data: Data, key: str, task: str, tier: str, keys: tuple[str, ...]) -> pd.DataFrame:
-    df = _data.task_records(task, tier)
-    return summary_table(df[df["key"].isin(keys)], _data.tasks[task]["meta"])
+    return task_tables(df[df["key"].isin(keys)], _data.tasks[task]["meta"], _data.methods.get(task))
 
 
 # ----------------------------------------------------------------------------- pages
 
 
-def empty_state(data: Data) -> None:
+def empty_state(data: Data | Site) -> None:
     st.info(
         f"No results to show from {data.source}. Produce some with "
         "`python -m bench run --task knapsack` and publish them with "
@@ -151,24 +129,40 @@ def empty_state(data: Data) -> None:
     )
 
 
-def overview(data: Data, key: str) -> None:
+#: Column widths (px) of the Overview's table: 900 px in all, so it fits beside the open sidebar at 1,400 px
+#: (tests/test_browser.py checks that it does not scroll sideways); longer values are cut with an ellipsis.
+_OVERVIEW_WIDTHS = {"task": 110, "paper": 200, "paper's method": 110, "its rank": 60, "best (mean rank)": 110,
+                    "paper's method vs best baseline": 180, "verdicts": 130}  # fmt: skip
+
+
+def overview(ctx: Ctx) -> None:
     st.header("Overview")
-    rows = [_overview_row(data, key, t) for t in sorted(data.tasks)]
-    st.dataframe(
-        pd.DataFrame(rows, columns=_OVERVIEW_ORDER),
-        hide_index=True,
-        column_config={"page": st.column_config.LinkColumn("page", display_text="open")},
-    )
+    table = overview_table(ctx.site.digests.values(), link=lambda t: _link("Task", task=t))
+    areas = sorted(set(table["area"]))
+    c1, c2 = st.columns([3, 2])
+    query = c1.text_input("search (task, paper, method, area)", key="ov_search", placeholder="e.g. maxcut or ros")
+    pick = c2.multiselect("areas", areas, default=[], key="ov_areas", placeholder="all areas")
+    shown = filter_overview(table, query, pick)
     st.caption(
-        "Best = lowest mean rank on the primary metric, instances as blocks (task page). "
-        "Each task is shown on its standard tier when it has one (else full, else smoke)."
+        f"{len(shown)} of {len(table)} tasks. Best = lowest mean rank on the primary metric, instances as blocks (task page). "
+        "Scores are the mean normalised task score over repetitions with a 95% bootstrap CI, each method in its registered "
+        "parameters. Each task is shown on its standard tier when it has one (else full, else smoke)."
     )
+    if shown.empty:
+        st.info("No task matches this search.")
+    config = {c: st.column_config.Column(c, width=w) for c, w in _OVERVIEW_WIDTHS.items()}
+    config["task"] = st.column_config.LinkColumn("task", display_text=r"task=([^&]+)", width=_OVERVIEW_WIDTHS["task"])
+    for area, rows in shown.groupby("area", sort=True):
+        st.subheader(f"{area} ({len(rows)})")
+        view = rows.assign(task=rows["page"])[OVERVIEW_COLUMNS]
+        st.dataframe(view, hide_index=True, column_config=config, key=f"ov_{area}")
     st.subheader("Across tasks, by role")
-    chosen = st.multiselect("tasks in the aggregate", sorted(data.tasks), default=sorted(data.tasks), key="agg_tasks")
+    names = sorted(ctx.site.digests)
+    chosen = st.multiselect("tasks in the aggregate", names, default=names, key="agg_tasks")
     if not chosen:
         st.info("Pick at least one task.")
         return
-    agg = _aggregate(data, key, tuple(sorted(chosen)))
+    agg = _aggregate(ctx.site, ctx.key, tuple(sorted(chosen)))
     st.markdown(
         "Interquartile mean (IQM) of normalised task scores, each task scored on its own declared rule, "
         "with 95% stratified-bootstrap intervals (runs resampled within tasks; 2,000 resamples, seed 0). "
@@ -177,7 +171,7 @@ def overview(data: Data, key: str) -> None:
     )
     if agg["iqm"].notna().any():
         st.altair_chart(charts.role_chart(agg), width="stretch")
-    st.dataframe(agg, hide_index=True)
+    st.dataframe(agg, hide_index=True, key="agg_table")
 
 
 def _filters(data: Data, task: str, df: pd.DataFrame) -> pd.DataFrame:
@@ -203,23 +197,26 @@ def _filters(data: Data, task: str, df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+#: Number formats of the per-instance table (the browser formats them: no per-cell work on the server).
+_NUMBER_FORMATS = {**{c: "%.0f" for c in ("runs", *STATUSES)},
+                   **{c: "%.4g" for c in ("mean", "ci_low", "ci_high", "reference", "gap_pct", "wall_s", "peak_rss_mb")}}  # fmt: skip
+
+
 def _style_rows(table: pd.DataFrame) -> Any:
-    def paint(row: pd.Series) -> list[str]:
-        if row.get("row") == "reported by the paper":
-            css = "font-style: italic; color: #6b6b6b; background-color: #f4f4f4"
-        elif row.get("kind") == "method":
-            css = "font-weight: bold; background-color: #fde8e8"
-        else:
-            css = ""
-        return [css] * len(row)
+    """The per-instance table with its method cells marked: the paper's methods bold on red, the paper's rows grey italic.
 
-    ints = [c for c in ("runs", *STATUSES) if c in table]
-    fmt = {c: "{:.0f}" for c in ints}
-    fmt.update({c: "{:.4g}" for c in ("mean", "ci_low", "ci_high", "reference", "gap_pct", "wall_s", "peak_rss_mb") if c in table})
-    return table.style.apply(paint, axis=1).format(fmt, na_rep="–")
+    Only the ``method`` column is styled (one CSS rule per row, not per cell),
+    so a table of hundreds of rows stays cheap to draw.
+    """
+    paper = (table["row"] == "reported by the paper").to_numpy() if "row" in table else np.zeros(len(table), bool)
+    ours = (table["kind"] == "method").to_numpy() if "kind" in table else np.zeros(len(table), bool)
+    css = np.where(paper, "font-style: italic; color: #6b6b6b; background-color: #f4f4f4",
+                   np.where(ours, "font-weight: bold; background-color: #fde8e8", ""))  # fmt: skip
+    return table.style.apply(lambda _: css, subset=["method"], axis=0)
 
 
-def task_page(data: Data, key: str) -> None:
+def task_page(ctx: Ctx) -> None:
+    data, key = ctx.data, ctx.key
     names = sorted(data.tasks)
     task = st.sidebar.selectbox("task", names, index=_param_index(names, "task"), key="task")
     st.query_params["task"] = task
@@ -232,6 +229,9 @@ def task_page(data: Data, key: str) -> None:
         return
     tier = st.sidebar.selectbox("tier", tiers, index=tiers.index(preferred_tier(all_df)), key=f"tier_{task}")
     st.header(f"{esc(task)} (v{esc(meta['version'])}), {esc(tier)} tier")
+    digest = ctx.site.digests[task]
+    with st.container(border=True, key="headline"):
+        st.markdown("  \n".join(esc(line) for line in headline(digest)))
     st.text(meta.get("description", ""))
     paper = meta.get("paper") or {}
     if paper:
@@ -251,7 +251,10 @@ def task_page(data: Data, key: str) -> None:
         )
     if note := speed_note(df):
         st.warning(note[0].upper() + note[1:] + ".")
-    table = _summary(data, key, task, tier, tuple(sorted(df["key"])))
+    tables = digest.tables if tier == digest.tier and digest.tables is not None and len(df) == digest.runs else None
+    if tables is None:  # a filter or another tier: computed once per selection
+        tables = _tables(data, key, task, tier, tuple(sorted(df["key"])))
+    table = tables.summary.copy()
     table.insert(0, "row", "measured here")
     primary = meta["primary"]
     pt = paper_table(data.paper_results.get(task, []))
@@ -262,25 +265,25 @@ def task_page(data: Data, key: str) -> None:
     full = pd.concat([table, paper_rows], ignore_index=True, sort=False).sort_values(["instance", "row"], kind="stable").reset_index(drop=True)
     st.subheader(f"Per instance: {primary}, mean over seeds with 95% bootstrap CI")
     st.caption(
-        "Bold rows on red: the paper's method(s); plain rows: baselines; grey italic rows: numbers the paper reports "
+        "Bold on red: the paper's method(s); plain: baselines; grey italic: numbers the paper reports "
         "(not run here, never used in any statistic). gap_pct is to the task's reference; times are the runner's medians."
     )
-    st.dataframe(_style_rows(full), hide_index=True)
+    config = {c: st.column_config.NumberColumn(c, format=f) for c, f in _NUMBER_FORMATS.items() if c in full}
+    st.dataframe(_style_rows(full), hide_index=True, column_config=config)
     c1, c2 = st.columns(2)
     c1.download_button("download CSV", table.to_csv(index=False).encode(), file_name=f"{task}-{tier}.csv", mime="text/csv")
     buf = io.BytesIO()
     table.to_parquet(buf, index=False)
     c2.download_button("download Parquet", buf.getvalue(), file_name=f"{task}-{tier}.parquet", mime="application/octet-stream")
 
-    reg = registered_records(df, data.methods.get(task))
-    kinds = with_labels(reg).groupby("label")["kind"].first().to_dict()
+    kinds = tables.kinds
     st.subheader("Ranking within the task")
-    if len(reg) < len(df):
+    if tables.registered < tables.runs:
         st.caption(
             f"Ranks, the Pareto front and the profiles compare each method in its registered parameters; "
-            f"{len(df) - len(reg)} runs of other parameter sets (grids, side-by-sides) are in the table above only."
+            f"{tables.runs - tables.registered} runs of other parameter sets (grids, side-by-sides) are in the table above only."
         )
-    res = task_ranking(reg, meta)
+    res = tables.ranking
     if len(res.methods) >= 2 and res.n_blocks >= 1:
         fr = "not applicable (fewer than 3 methods)" if math.isnan(res.friedman_p) else f"chi2 = {res.friedman_stat:.3g}, p = {res.friedman_p:.3g}"
         st.text(f"{res.n_blocks} instances as blocks. Friedman test: {fr}. Bars join methods whose Holm-corrected "
@@ -295,9 +298,10 @@ def task_page(data: Data, key: str) -> None:
         st.text(f"left out of the ranking: {k}: {v}")
 
     st.subheader("Plots")
-    t1, t2, t3 = st.tabs(["quality vs time", "Pareto: time vs quality", "performance profiles"])
-    with t1:
-        tr = anytime_table(df, meta)
+    # one plot at a time: the browser draws one chart, not four, on every visit of the page
+    plot = st.radio("plot", PLOTS, index=_param_index(list(PLOTS), "plot", 1), horizontal=True, key=f"plot_{task}", label_visibility="collapsed")
+    if plot == "quality vs time":
+        tr = tables.anytime
         if tr.empty:
             st.text("No run of this selection recorded checkpoints (anytime traces).")
         else:
@@ -306,8 +310,8 @@ def task_page(data: Data, key: str) -> None:
             tr = tr[tr["instance"] == inst]
             st.text("Each line is one run (method and seed); points are checkpoints the task verified, the last one the final answer.")
             st.altair_chart(charts.anytime_chart(tr, next(m["direction"] for m in meta["metrics"] if m["name"] == primary), primary), width="stretch")
-    with t2:
-        pts = pareto_table(reg, meta)
+    elif plot == "Pareto: time vs quality":
+        pts = tables.pareto
         if pts.dropna(subset=["wall_s", "score"]).empty:
             st.text("No method has both a time and a normalised score here.")
         else:
@@ -318,59 +322,63 @@ def task_page(data: Data, key: str) -> None:
                         + "; ".join(f"{r.label} ({r.instances})" for r in partial.itertuples()))
             if len(hw) > 1:
                 st.text("Caution: the points come from different machines (hover for the hardware).")
-    with t3:
-        st.altair_chart(charts.profile_chart(profile_table(reg, meta, measure="quality"), kinds, f"Dolan-Moré profile of {primary}"), width="stretch")
-        st.altair_chart(charts.profile_chart(profile_table(reg, meta, measure="time"), kinds, "Dolan-Moré profile of method time"), width="stretch")
+    else:
+        st.altair_chart(charts.profile_chart(tables.profile_quality, kinds, f"Dolan-Moré profile of {primary}"), width="stretch")
+        st.altair_chart(charts.profile_chart(tables.profile_time, kinds, "Dolan-Moré profile of method time"), width="stretch")
     if not pt.empty:
         with st.expander(f"every number the paper reports ({len(pt)} rows, not ours)"):
             st.dataframe(pt, hide_index=True)
 
 
-def claims_page(data: Data, key: str) -> None:
+def claims_page(ctx: Ctx) -> None:
     st.header("Claims")
     st.caption(
         "Each verdict comes from bench.claims.verdict on the results shown here: 95% stratified-bootstrap CI over seeds "
         "within instances (over whole repetitions where the claim's test says so); confirmed / contradicted only when the whole interval is on one side."
     )
-    names = sorted(data.tasks)
+    names = sorted(ctx.site.digests)
     pick = st.multiselect("tasks", names, default=names, key="claims_tasks")
-    frames = [_verdicts(data, key, t) for t in pick]
-    frames = [f for f in frames if not f.empty]
-    if not frames:
+    rows = [r for t in pick for r in ctx.site.digests[t].verdicts]
+    if not rows:
         st.info("The chosen tasks record no claims.")
         return
-    v = pd.concat(frames, ignore_index=True)
+    v = pd.DataFrame(rows)
     verdicts = sorted(v["verdict"].unique())
     want = st.multiselect("verdicts", verdicts, default=verdicts, key="claims_verdicts")
-    v = v[v["verdict"].isin(want)]
+    v = v[v["verdict"].isin(want)].reset_index(drop=True)
     st.dataframe(v.drop(columns=["evidence"]), hide_index=True)
-    sources = {t: data.claims_source[t] for t in sorted(set(v["task"])) if t in data.claims_source}
+    sources = {t: ctx.data.claims_source[t] for t in sorted(set(v["task"])) if t in ctx.data.claims_source}
     if sources:
         st.caption(
             "Claims as recorded at publish time, in each task's newest bundle: "
             + "; ".join(f"{esc(t)}: {esc(b)}" for t, b in sources.items())
             + ". The repository's claims.toml may be newer; it reaches this page with the task's next bundle."
         )
-    for r in v.to_dict("records"):
-        with st.expander(f"{esc(r['task'])} / {esc(r['claim'])}: {esc(r['verdict'])}"):
-            st.text(f"“{r.get('statement', '')}”\nsource: {r.get('source', '')}\npaper: {r.get('paper', '')}\ntest: {r.get('test', '')}")
-            if r.get("note"):
-                st.text(f"note: {r['note']}")
-            est = r.get("estimate")
-            if est is not None and est == est:
-                st.text(f"ours: {est:.4g}  95% CI [{r['ci_low']:.4g}, {r['ci_high']:.4g}] over {r['instances']} instances, {r['runs']} runs")
-            st.text(f"verdict: {r['verdict']} ({r.get('reason', '')})")
-            ev = r.get("evidence") or []
-            if ev:
-                rows = data.task_records(r["task"])
-                rows = rows[rows["key"].isin(ev)]
-                cols = [c for c in ["key", "instance", "method", "rep", "status", f"metric.{data.tasks[r['task']]['meta']['primary']}", "wall_s", "bundle"] if c in rows]
-                st.text(f"evidence: {len(rows)} runs")
-                st.dataframe(rows[cols], hide_index=True)
-            st.markdown(f"[open the task page]({_link('Task', task=r['task'])})")
+    if v.empty:
+        return
+    # one claim's details and evidence at a time: all of them at once would render every evidence run
+    labels = [f"{r['task']} / {r['claim']}: {r['verdict']}" for r in v.to_dict("records")]
+    choice = st.selectbox("details of", labels, index=_param_index(labels, "claim"), key="claims_detail")
+    r = v.iloc[labels.index(choice)].to_dict()
+    st.text(f"“{r.get('statement', '')}”\nsource: {r.get('source', '')}\npaper: {r.get('paper', '')}\ntest: {r.get('test', '')}")
+    if isinstance(r.get("note"), str) and r["note"]:
+        st.text(f"note: {r['note']}")
+    est = r.get("estimate")
+    if est is not None and est == est:
+        st.text(f"ours: {est:.4g}  95% CI [{r['ci_low']:.4g}, {r['ci_high']:.4g}] over {r['instances']} instances, {r['runs']} runs")
+    st.text(f"verdict: {r['verdict']} ({r.get('reason', '')})")
+    ev = r.get("evidence")
+    if isinstance(ev, list) and ev:
+        rows_ = ctx.data.task_records(r["task"])
+        rows_ = rows_[rows_["key"].isin(ev)]
+        cols = [c for c in ["key", "instance", "method", "rep", "status", f"metric.{ctx.data.tasks[r['task']]['meta']['primary']}", "wall_s", "bundle"] if c in rows_]
+        st.text(f"evidence: {len(rows_)} runs")
+        st.dataframe(rows_[cols], hide_index=True)
+    st.markdown(f"[open the task page]({_link('Task', task=r['task'])})")
 
 
-def method_page(data: Data, key: str) -> None:
+def method_page(ctx: Ctx) -> None:
+    data = ctx.data
     st.header("Method")
     names = sorted(data.tasks)
     task = st.sidebar.selectbox("task", names, index=_param_index(names, "task"), key="m_task")
@@ -456,10 +464,31 @@ Maintainers rerun submissions on their own hardware before marking them *rerun b
 """
 
 
-def submit_page(data: Data, key: str) -> None:
+def submit_page(ctx: Ctx) -> None:
     st.header("Submit")
     st.markdown(SUBMIT_TEXT)
 
 
-RENDER = {"Overview": overview, "Task": task_page, "Claims": claims_page, "Method": method_page, "Submit": submit_page}
+def provenance_page(ctx: Ctx) -> None:
+    """Every bundle read, superseded ones included, and the warnings about bundles that were skipped."""
+    st.header("Provenance")
+    table = bundles_table(ctx.data)
+    names = sorted(set(table["task"]))
+    pick = st.multiselect("tasks", names, default=[], key="prov_tasks", placeholder="all tasks")
+    if pick:
+        table = table[table["task"].isin(pick)]
+    st.dataframe(table, hide_index=True, key="prov_bundles")
+    old = table[table["state"] != "counted"]
+    st.caption(
+        f"{len(table)} bundles, {len(old)} of them superseded. A newer bundle of the same task may supersede an older one "
+        "(`bench publish --supersedes`, e.g. a quiet rerun of jobs first run on a loaded machine): for every job the two "
+        "share, the newer record counts; the older bundle stays in the repository as provenance, and its other "
+        "records still count. Records: how many of the bundle's records count."
+    )
+    for w in ctx.site.warnings:
+        st.text(f"skipped or dropped: {w}")
+
+
+RENDER = {"Overview": overview, "Task": task_page, "Claims": claims_page, "Method": method_page,
+          "Provenance": provenance_page, "Submit": submit_page}  # fmt: skip
 __all__ += ["RENDER", "ROLES"]

@@ -46,6 +46,16 @@ def _forge_name(results_dir) -> None:
     rehash(path.parent)
 
 
+def _idle(page) -> None:
+    """Wait until Streamlit's script has stopped running (nothing more is coming)."""
+    page.locator('[data-test-script-state="notRunning"]').first.wait_for(state="attached")
+
+
+def _sideways(table) -> float:
+    """How far a data frame's grid can scroll sideways, in px (0: it fits)."""
+    return table.evaluate("el => Math.max(0, ...[...el.querySelectorAll('.dvn-scroller')].map(s => s.scrollWidth - s.clientWidth))")
+
+
 def test_overview_and_task_page_in_chromium(chromium, results_copy, tmp_path):  # noqa: F811
     from playwright.sync_api import sync_playwright
 
@@ -62,13 +72,33 @@ def test_overview_and_task_page_in_chromium(chromium, results_copy, tmp_path):  
             page.get_by_text("Across tasks, by role").wait_for()
             page.get_by_text("its aggregate is empty").wait_for()
             page.locator('[data-testid="stDataFrame"]').first.wait_for()
+            _idle(page)
             page.wait_for_timeout(1500)
+            # one table per area, none wider than the page at 1,400 px: nothing to scroll sideways
+            tables = page.locator('[data-testid="stDataFrame"]')
+            assert tables.count() == 3  # two areas (the fixture's families) and the role aggregate
+            for i in range(2):
+                box = tables.nth(i).bounding_box()
+                assert box["x"] + box["width"] <= 1400, box
+                assert _sideways(tables.nth(i)) <= 1, f"the overview's table {i} scrolls sideways"
             page.screenshot(path=str(tmp_path / "overview.png"), full_page=True)
+            # search: typing a name leaves that task's area only
+            page.get_by_label("search (task, paper, method, area)").fill("knapsack")
+            page.keyboard.press("Enter")
+            page.get_by_text("1 of 2 tasks").wait_for()
+            _idle(page)
+            assert page.locator('[data-testid="stDataFrame"]').count() == 2
 
             page.goto(f"{url}/?view=Task&task=toy-mean")
             page.get_by_text("toy-mean (v1), smoke tier").wait_for()
+            head = page.locator(".st-key-headline")
+            head.get_by_text("Who wins on the smoke tier").wait_for()
+            assert "The paper's method toy-sample-mean: rank" in head.inner_text() and "Its claims:" in head.inner_text()
             page.get_by_text("4 methods, 3 instances after filters").wait_for()
             page.get_by_text("Friedman test").wait_for()
+            # superseded bundles and every other bundle: the provenance page
+            page.goto(f"{url}/?view=Provenance")
+            page.get_by_text("bundles, 0 of them superseded").wait_for()
             # a method named like a script is shown as text and never runs
             page.goto(f"{url}/?view=Method&task=toy-mean&method={XSS}")
             page.get_by_text(f"{XSS} on toy-mean").wait_for()

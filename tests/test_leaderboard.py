@@ -43,7 +43,17 @@ def _texts(at) -> str:
     return "\n".join([t.value for t in at.text] + [m.value for m in at.markdown] + [c.value for c in at.caption])
 
 
-@pytest.mark.parametrize("view", ["Overview", "Task", "Claims", "Method"])
+def _overview_rows(at) -> pd.DataFrame:
+    """The Overview's task rows: one table per area, in page order."""
+    frames = [_frame(d) for d in at.dataframe]
+    return pd.concat([f for f in frames if "paper's method" in f.columns], ignore_index=True)
+
+
+def _agg(at) -> pd.DataFrame:
+    return next(_frame(d) for d in at.dataframe if "role" in _frame(d).columns)
+
+
+@pytest.mark.parametrize("view", ["Overview", "Task", "Claims", "Method", "Provenance"])
 def test_empty_results_show_a_helpful_state(monkeypatch, tmp_path, view):
     at = _app(monkeypatch, tmp_path / "nothing", view)
     assert any("No results to show" in i.value and "bench run" in i.value for i in at.info)
@@ -51,19 +61,59 @@ def test_empty_results_show_a_helpful_state(monkeypatch, tmp_path, view):
 
 def test_overview_rows_and_role_aggregate(monkeypatch, lb_source):  # noqa: F811
     at = _app(monkeypatch, lb_source["results"])
-    rows = _frame(at.dataframe[0]).set_index("task")
+    rows = _overview_rows(at)
+    rows["name"] = rows["task"].str.extract(r"task=([^&]+)")[0]  # the task column links to the task page
+    rows = rows.set_index("name")
     assert set(rows.index) == {"toy-mean", "knapsack"}
+    assert rows.loc["toy-mean", "task"] == "./?view=Task&task=toy-mean"
     assert rows.loc["toy-mean", "paper's method"] == "toy-sample-mean"
     assert rows.loc["knapsack", "paper's method"] == "–" and rows.loc["knapsack", "its rank"] == "no method"
     assert rows.loc["knapsack", "best (mean rank)"] == "dp"
     assert "confirmed" in rows.loc["toy-mean", "verdicts"]
-    agg = _frame(at.dataframe[1]).set_index("role")
+    assert " vs " in rows.loc["toy-mean", "paper's method vs best baseline"]
+    agg = _agg(at).set_index("role")
     assert pd.isna(agg.loc["paper's method", "iqm"]) and agg.loc["paper's method", "missing"] == "knapsack"
     assert agg.loc["best baseline", "tasks"] == 2
     # Filter: aggregate over toy-mean alone -> the paper's role is no longer missing.
     at.multiselect(key="agg_tasks").set_value(["toy-mean"]).run()
-    agg = _frame(at.dataframe[1]).set_index("role")
+    agg = _agg(at).set_index("role")
     assert agg.loc["paper's method", "tasks"] == 1 and not pd.isna(agg.loc["paper's method", "iqm"])
+
+
+def test_overview_is_grouped_by_area_with_search_and_area_filter(monkeypatch, lb_source):  # noqa: F811
+    from leaderboard.data import load_results
+    from leaderboard.digest import task_area
+
+    data = load_results(lb_source["results"])
+    areas = {t: task_area(data.tasks[t]) for t in data.tasks}
+    at = _app(monkeypatch, lb_source["results"])
+    heads = [h.value for h in at.subheader]
+    want = [f"{a} ({sum(1 for v in areas.values() if v == a)})" for a in sorted(set(areas.values()))]
+    assert heads[: len(want)] == want and heads[len(want)] == "Across tasks, by role"
+    assert "2 of 2 tasks" in _texts(at)
+    at.text_input(key="ov_search").input("TOY").run()
+    assert set(_overview_rows(at)["task"].str.extract(r"task=([^&]+)")[0]) == {"toy-mean"}
+    assert "1 of 2 tasks" in _texts(at)
+    at.text_input(key="ov_search").input("no such task").run()
+    assert any("No task matches" in i.value for i in at.info)
+    at.text_input(key="ov_search").input("").run()
+    at.multiselect(key="ov_areas").set_value([areas["knapsack"]]).run()
+    assert set(_overview_rows(at)["task"].str.extract(r"task=([^&]+)")[0]) == {"knapsack"}
+
+
+def test_superseded_bundles_live_on_the_provenance_page_only(monkeypatch, results_copy):  # noqa: F811
+    knap = next((results_copy / "knapsack").iterdir())
+    again = knap.parent / "29990101-maintainers-rerun"
+    shutil.copytree(knap, again)
+    manifest = json.loads((again / "manifest.json").read_text())
+    (again / "manifest.json").write_text(json.dumps({**manifest, "bundle": again.name, "supersedes": [knap.name]}))
+    rehash(again)
+    at = _app(monkeypatch, results_copy)
+    assert knap.name not in _texts(at)  # no paragraph of bundle ids on top of the pages
+    at = _app(monkeypatch, results_copy, "Provenance")
+    t = _frame(at.dataframe[0]).set_index("bundle")
+    assert t.loc[knap.name, "state"] == "superseded (provenance only)" and t.loc[knap.name, "superseded by"] == again.name
+    assert t.loc[again.name, "state"] == "counted" and "1 of them superseded" in _texts(at)
 
 
 def test_task_page_table_filters_and_paper_rows(monkeypatch, lb_source):  # noqa: F811
@@ -77,8 +127,17 @@ def test_task_page_table_filters_and_paper_rows(monkeypatch, lb_source):  # noqa
     assert {"hardware", "command", "ok", "skipped"} <= set(table.columns)
     assert int(ours.loc[ours["method"] == "toy-first", "skipped"].sum()) == 2
     assert len(at.get("download_button")) == 2
+    head = [m.value for m in at.markdown if m.value.startswith("Who wins")]
+    assert len(head) == 1 and len(head[0].split("  \n")) == 3  # the three-line headline comes first
+    plain = head[0].replace("\\", "")  # markdown escapes, undone
+    assert "The paper's method toy-sample-mean: rank " in plain and "Its claims: 1 confirmed" in plain
     text = _texts(at)
     assert "Friedman" in text and "Holm" in text
+    # one plot at a time: the CD diagram and the Pareto plot by default, both profiles on demand
+    charts = len(at.get("vega_lite_chart"))
+    assert charts == 2
+    at.radio(key="plot_toy-mean").set_value("performance profiles").run()
+    assert len(at.get("vega_lite_chart")) == charts + 1
     # Filter on method kind: baselines only.
     at.multiselect(key="kind_toy-mean").set_value(["baseline"]).run()
     table = _frame(at.dataframe[0])
@@ -106,6 +165,8 @@ def test_claims_page_verdicts_and_evidence(monkeypatch, lb_source):  # noqa: F81
     assert v.loc["gpu-speed", "verdict"] == "not testable here"
     assert v.loc["mean-accurate", "verdict"] == "confirmed"
     assert v.loc["mean-accurate", "statement"] == "The sample mean is within 0.5 of the true mean."
+    detail = at.selectbox(key="claims_detail")
+    detail.select(next(o for o in detail.options if "mean-accurate" in o)).run()
     assert "evidence: 6 runs" in _texts(at)  # 3 instances x 2 seeds of toy-sample-mean
     bundle = next((lb_source["results"] / "toy-mean").iterdir()).name
     # which snapshot of the claims is shown (the caption is markdown, so its dashes are escaped)
@@ -149,7 +210,7 @@ def test_corrupted_and_foreign_bundles_are_named_and_skipped(monkeypatch, result
     warns = [w.value for w in at.warning]
     assert any("20260101-submitted-broken" in w and "skipped" in w for w in warns)
     assert any("20260101-submitted-foreign" in w and "skipped" in w for w in warns)
-    assert set(_frame(at.dataframe[0])["task"]) == {"toy-mean", "knapsack"}  # the good bundles still show
+    assert len(_overview_rows(at)) == 2  # the good bundles still show
 
 
 def _forge(results_dir, **changes):
@@ -180,7 +241,13 @@ def test_markup_in_bundle_fields_is_shown_as_text(monkeypatch, results_copy):  #
     at = _app(monkeypatch, results_copy, "Task", task="toy-mean")
     assert XSS in set(_frame(at.dataframe[0])["method"])  # shown, literally, as data
     at = _app(monkeypatch, results_copy, "Claims")
+    detail = at.selectbox(key="claims_detail")
+    detail.select(next(o for o in detail.options if claims["claims"][0]["id"] in o)).run()
     assert any(XSS in t.value for t in at.text)
+    for m in at.markdown:
+        assert "<script" not in m.value and "](javascript" not in m.value
+    at = _app(monkeypatch, results_copy, "Provenance")
+    assert not at.exception
 
 
 def test_rows_from_different_machines_say_so(monkeypatch, results_copy):  # noqa: F811
@@ -201,7 +268,7 @@ def test_local_store_mode(monkeypatch, lb_source, tmp_path):  # noqa: F811
     export_store_meta(str(store))
     at = _app(monkeypatch, tmp_path / "nothing", "Overview", store=store)
     assert "local run store" in _texts(at)
-    assert set(_frame(at.dataframe[0])["task"]) == {"toy-mean", "knapsack"}
+    assert len(_overview_rows(at)) == 2
     at = _app(monkeypatch, tmp_path / "nothing", "Method", store=store, task="toy-mean", method="toy-noisy")
     assert set(_frame(at.dataframe[0])["origin"]) == {"local (not published)"}
 

@@ -388,13 +388,175 @@ def test_labels_name_only_the_parameters_that_differ():
 
 
 def test_overview_names_every_method_tied_for_the_best_mean_rank():
-    from types import SimpleNamespace
+    from leaderboard.digest import best_label
 
-    from leaderboard.views import _best
+    assert best_label(["b", "a", "c"], [1.5, 1.5, 3.0]) == "tie: b, a"
+    assert best_label(["b", "a"], [1.0, 2.0]) == "b"
+    assert best_label([], []) == "–"
 
-    assert _best(SimpleNamespace(methods=["b", "a", "c"], mean_ranks=[1.5, 1.5, 3.0])) == "tie: b, a"
-    assert _best(SimpleNamespace(methods=["b", "a"], mean_ranks=[1.0, 2.0])) == "b"
-    assert _best(SimpleNamespace(methods=[], mean_ranks=[])) == "–"
+
+# ----------------------------------------------------------------------------- digests (Overview, headline, provenance)
+
+
+def test_area_comes_from_task_json_else_the_family():
+    from leaderboard.digest import task_area
+
+    assert task_area({"meta": {"name": "t", "family": "maxcut", "area": "combinatorial optimisation"}}) == "combinatorial optimisation"
+    assert task_area({"meta": {"name": "t", "family": "maxcut", "area": None}}) == "maxcut"
+    assert task_area({"meta": {"name": "t", "family": "maxcut"}, "area": "scientific ML"}) == "scientific ML"
+    assert task_area({"meta": {"name": "t"}}) == "t"
+
+
+def test_unknown_statuses_are_counted_not_dropped():
+    from leaderboard.digest import status_counts
+
+    df = pd.DataFrame({"status": ["ok", "ok", "truncated", "timeout", "a-status-from-the-future"]})
+    assert status_counts(df) == {"a-status-from-the-future": 1, "ok": 2, "timeout": 1, "truncated": 1}
+    assert status_counts(pd.DataFrame()) == {}
+
+
+@pytest.fixture(scope="module")
+def digests(lb_source):  # noqa: F811
+    from leaderboard.data import load_results
+    from leaderboard.digest import site_digest
+
+    data = load_results(lb_source["results"])
+    return data, site_digest(data)
+
+
+def test_digests_hold_the_numbers_of_the_task_page_and_the_claims_command(digests, bundles):
+    from bench.claims import registered_records
+    from bench.report import role_strata, task_roles
+
+    data, site = digests
+    assert set(site.digests) == {"toy-mean", "knapsack"} and not site.empty and not site.warnings
+    toy = site.digests["toy-mean"]
+    df, meta, claims = _task(bundles, "toy-mean")
+    reg = registered_records(df, bundles.methods["toy-mean"])
+    res = task_ranking(reg, meta)
+    assert toy.ranking == [(m, pytest.approx(r)) for m, r in zip(res.methods, res.mean_ranks, strict=True)]
+    assert toy.paper_method == "toy-sample-mean" and toy.paper_rank == f"{res.methods.index('toy-sample-mean') + 1} of {len(res.methods)}"
+    roles = task_roles(reg, meta, claims, bundles.methods["toy-mean"])
+    for role, (label, strata) in toy.roles.items():
+        assert label == roles[role]
+        want = role_strata(reg, meta, label) if label else None
+        assert (want is None and strata is None) or np.allclose(strata, want)
+        if strata is not None:
+            est, lo, hi = toy.scores[role]
+            assert est == pytest.approx(float(np.mean(want))) and lo <= est <= hi
+    want = {c["id"]: verdict(Claim.model_validate(c), df, methods=bundles.methods["toy-mean"]).verdict for c in claims}
+    assert {v["claim"]: v["verdict"] for v in toy.verdicts} == want
+    assert sum(toy.verdict_counts.values()) == len(claims)
+    assert toy.statuses == df["status"].value_counts().sort_index().to_dict() and toy.runs == len(df)
+    assert toy.tables.summary.equals(summary_table(df, meta))
+    kn = site.digests["knapsack"]
+    assert kn.paper_method is None and kn.paper_rank == "no method" and kn.best == "dp"
+
+
+def test_the_aggregate_from_digests_equals_role_aggregate(digests, bundles):
+    from bench.report import aggregate_roles
+
+    _, site = digests
+    inputs = {t: (*_task(bundles, t), bundles.methods[t]) for t in ("toy-mean", "knapsack")}
+    from bench.claims import registered_records
+
+    inputs = {t: (registered_records(r, ms), m, c, ms) for t, (r, m, c, ms) in inputs.items()}
+    want = role_aggregate(inputs, seed=0)
+    got = aggregate_roles({t: d.roles for t, d in site.digests.items()}, seed=0)
+    pd.testing.assert_frame_equal(got, want)
+
+
+def test_overview_groups_by_area_and_filters_by_search_and_area(digests):
+    from leaderboard.digest import OVERVIEW_COLUMNS, filter_overview, overview_table, task_area
+
+    data, site = digests
+    table = overview_table(site.digests.values(), link=lambda t: f"./?view=Task&task={t}")
+    assert list(table.columns) == ["area", *OVERVIEW_COLUMNS, "page", "search"] and len(table) == 2
+    areas = {t: task_area(data.tasks[t]) for t in data.tasks}
+    assert list(table["area"]) == sorted(table["area"]) and dict(zip(table["task"], table["area"], strict=True)) == areas
+    row = table.set_index("task").loc["toy-mean"]
+    assert row["paper's method"] == "toy-sample-mean" and row["page"] == "./?view=Task&task=toy-mean"
+    assert row["paper's method vs best baseline"].endswith(f"({site.digests['toy-mean'].roles['best baseline'][0]})")
+    assert " vs " in row["paper's method vs best baseline"] and "[" in row["paper's method vs best baseline"]
+    assert "confirmed" in row["verdicts"]
+    kn = table.set_index("task").loc["knapsack"]
+    assert kn["paper's method vs best baseline"] == "no paper method" and kn["its rank"] == "no method"
+    # search: every word must match, case-insensitively, in task, paper, area or method names
+    assert list(filter_overview(table, "TOY")["task"]) == ["toy-mean"]
+    assert list(filter_overview(table, "dp")["task"]) == ["knapsack"]  # a method name
+    assert filter_overview(table, "toy dp").empty
+    assert len(filter_overview(table, "")) == 2
+    assert list(filter_overview(table, areas=[areas["knapsack"]])["task"]) == ["knapsack"]
+    assert filter_overview(table, "toy", areas=[areas["knapsack"]]).empty
+
+
+def test_headline_says_who_wins_where_the_paper_stands_and_what_its_claims_came_to(digests):
+    from leaderboard.digest import headline
+
+    _, site = digests
+    toy = site.digests["toy-mean"]
+    win, stand, claims = headline(toy)
+    assert win.startswith(f"Who wins on the {toy.tier} tier: {toy.best}") and f"over {toy.n_blocks} complete instances" in win
+    assert stand.startswith(f"The paper's method toy-sample-mean: rank {toy.paper_rank}; normalised score {toy.scores[ROLE_PAPER][0]:.3f}")
+    assert "against the best baseline" in stand
+    counts = toy.verdict_counts
+    assert claims == "Its claims: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + f" (of {sum(counts.values())})."
+    _, stand, _ = headline(site.digests["knapsack"])
+    assert "baselines only" in stand
+
+
+ROLE_PAPER = "paper's method"
+
+
+def test_superseded_bundles_are_in_the_provenance_table(results_copy):  # noqa: F811
+    import shutil
+
+    from leaderboard_fixtures import rehash
+
+    from leaderboard.data import load_results
+    from leaderboard.digest import bundles_table
+
+    knap = next((results_copy / "knapsack").iterdir())
+    toy = next((results_copy / "toy-mean").iterdir())
+    part = knap.parent / "29990101-maintainers-rerun"  # reruns half of knapsack's jobs
+    shutil.copytree(knap, part)
+    rows = pd.read_parquet(part / "records.parquet")
+    rows.iloc[: len(rows) // 2].to_parquet(part / "records.parquet", index=False)
+    manifest = json.loads((part / "manifest.json").read_text())
+    (part / "manifest.json").write_text(json.dumps({**manifest, "bundle": part.name, "supersedes": [knap.name]}))
+    rehash(part)
+    whole = toy.parent / "29990101-submitted-whole"  # reruns every toy-mean job
+    shutil.copytree(toy, whole)
+    manifest = json.loads((whole / "manifest.json").read_text())
+    (whole / "manifest.json").write_text(json.dumps({**manifest, "bundle": whole.name, "supersedes": [toy.name]}))
+    rehash(whole)
+    data = load_results(results_copy)
+    t = bundles_table(data).set_index("bundle")
+    assert t.loc[knap.name, "state"] == "partly superseded" and t.loc[knap.name, "superseded by"] == part.name
+    assert t.loc[knap.name, "records"] == len(rows) - len(rows) // 2 and t.loc[part.name, "records"] == len(rows) // 2
+    assert t.loc[toy.name, "state"] == "superseded (provenance only)" and t.loc[toy.name, "records"] == 0
+    assert t.loc[toy.name, "task"] == "toy-mean" and t.loc[toy.name, "origin"] == "submitted"
+    assert t.loc[whole.name, "state"] == "counted" and t["records"].sum() == len(data.records)
+
+
+def test_the_fingerprint_changes_with_any_bundle_file_and_only_then(results_copy):  # noqa: F811
+    import os
+    import shutil
+
+    from leaderboard.digest import fingerprint
+
+    a = fingerprint(results_copy)
+    assert fingerprint(results_copy) == a and len(a) == 20
+    (results_copy / "README.md").write_text("not a bundle file")
+    assert fingerprint(results_copy) == a
+    path = next((results_copy / "knapsack").glob("*/claims.json"))
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    b = fingerprint(results_copy)
+    assert b != a
+    shutil.rmtree(next((results_copy / "toy-mean").iterdir()))  # a bundle removed
+    assert fingerprint(results_copy) not in (a, b)
+    assert fingerprint(store=results_copy) != fingerprint(results_copy)
 
 
 def test_task_metadata_comes_from_the_newest_bundle_not_the_last_name(results_copy):  # noqa: F811
