@@ -65,13 +65,17 @@ def wait_ready(port: int, proc: subprocess.Popen[bytes], timeout: float = 90.0) 
 
 
 @contextlib.contextmanager
-def serve(*app_args: str, port: int | None = None, env: dict[str, str] | None = None) -> Iterator[str]:
-    """Run ``streamlit run leaderboard/app.py -- APP_ARGS`` on a free port; yields its base URL."""
+def serve(*app_args: str, port: int | None = None, env: dict[str, str] | None = None, app: Path = APP) -> Iterator[str]:
+    """Run ``streamlit run leaderboard/app.py -- APP_ARGS`` on a free port; yields its base URL.
+
+    ``app`` runs another copy of the app (the speed benchmark serves an older
+    leaderboard beside this one); the repository root stays on ``PYTHONPATH``.
+    """
     port = port or free_port()
     root = str(APP.parent.parent)
     e = {**os.environ, **(env or {})}
     e["PYTHONPATH"] = root + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
-    cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port), "--server.address", "127.0.0.1",
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port), "--server.address", "127.0.0.1",
            "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
            "--global.developmentMode", "false", "--", *app_args]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=root, env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
