@@ -52,6 +52,8 @@ __all__ = [
     "task_digest",
     "verdict_rows",
     "overview_table",
+    "verdict_marks",
+    "VERDICT_MARKS",
     "filter_overview",
     "headline",
     "bundles_table",
@@ -246,27 +248,38 @@ def task_digest(data: Data, task: str, *, seed: int = 0) -> TaskDigest:
     return d
 
 
-def _score(s: tuple[float, float, float] | None) -> str:
+def _score(s: tuple[float, float, float] | None, digits: int = 3) -> str:
     if s is None or not math.isfinite(s[0]):
         return "–"
     if not math.isfinite(s[1]):
-        return f"{s[0]:.3f}"
-    return f"{s[0]:.3f} [{s[1]:.3f}, {s[2]:.3f}]"
+        return f"{s[0]:.{digits}f}"
+    return f"{s[0]:.{digits}f} [{s[1]:.{digits}f}, {s[2]:.{digits}f}]"
 
 
 def _versus(d: TaskDigest) -> str:
-    """``0.912 [0.90, 0.92] vs 0.95 [..] (b-strong)``: the paper's method's normalised score against the best baseline's."""
+    """``0.77 [0.76, 0.78] vs 0.82 [0.81, 0.83] (b-strong)``: the paper's method's normalised score against the best baseline's."""
     paper, base = d.roles.get("paper's method", (None, None)), d.roles.get("best baseline", (None, None))
     if paper[0] is None:
         return "no paper method"
-    ours = _score(d.scores.get("paper's method")) if paper[1] is not None else "does not cover the task"
+    ours = _score(d.scores.get("paper's method"), 2) if paper[1] is not None else "does not cover the task"
     if base[0] is None:
         return f"{ours} (no baseline)"
-    return f"{ours} vs {_score(d.scores.get('best baseline'))} ({base[0]})"
+    return f"{ours} vs {_score(d.scores.get('best baseline'), 2)} ({base[0]})"
 
 
 def _verdict_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{n} {k}" for k, n in counts.items()) or "no claims"
+
+
+#: The Overview's short marks for verdicts (its caption spells them out), in display order.
+VERDICT_MARKS = {"confirmed": "✓", "contradicted": "✗", "inconclusive": "?", "not testable here": "–", "unreadable claim": "!"}
+
+
+def verdict_marks(counts: dict[str, int]) -> str:
+    """``✓11 ✗3 –2``: the counts of :attr:`TaskDigest.verdict_counts` in :data:`VERDICT_MARKS`; a verdict without a mark is spelled out."""
+    known = [f"{VERDICT_MARKS[k]}{counts[k]}" for k in VERDICT_MARKS if counts.get(k)]
+    other = [f"{n} {k}" for k, n in counts.items() if k not in VERDICT_MARKS]
+    return " ".join(known + other) or "no claims"
 
 
 #: The Overview's columns, in order (``area`` groups the rows and is not shown as a column).
@@ -286,7 +299,7 @@ def overview_table(digests: Iterable[TaskDigest], link: Any = None) -> pd.DataFr
         names = [m for m, _ in d.ranking] + [str(label) for label, _ in d.roles.values() if label]
         rows.append({
             "area": d.area, "task": d.task, "paper": d.paper, "paper's method": d.paper_method or "–", "its rank": d.paper_rank,
-            "best (mean rank)": d.best, "paper's method vs best baseline": _versus(d), "verdicts": _verdict_text(d.verdict_counts),
+            "best (mean rank)": d.best, "paper's method vs best baseline": _versus(d), "verdicts": verdict_marks(d.verdict_counts),
             "page": link(d.task) if link else "",
             "search": " ".join([d.task, d.area, d.family, d.paper, *names]).lower(),
         })  # fmt: skip

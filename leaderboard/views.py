@@ -32,6 +32,7 @@ from leaderboard import charts
 from leaderboard.data import Data
 from leaderboard.digest import (
     OVERVIEW_COLUMNS,
+    VERDICT_MARKS,
     Site,
     TaskTables,
     bundles_table,
@@ -131,8 +132,8 @@ def empty_state(data: Data | Site) -> None:
 
 #: Column widths (px) of the Overview's table: 900 px in all, so it fits beside the open sidebar at 1,400 px
 #: (tests/test_browser.py checks that it does not scroll sideways); longer values are cut with an ellipsis.
-_OVERVIEW_WIDTHS = {"task": 110, "paper": 200, "paper's method": 110, "its rank": 60, "best (mean rank)": 110,
-                    "paper's method vs best baseline": 180, "verdicts": 130}  # fmt: skip
+_OVERVIEW_WIDTHS = {"task": 100, "paper": 150, "paper's method": 100, "its rank": 55, "best (mean rank)": 100,
+                    "paper's method vs best baseline": 285, "verdicts": 110}  # fmt: skip
 
 
 def overview(ctx: Ctx) -> None:
@@ -146,7 +147,9 @@ def overview(ctx: Ctx) -> None:
     st.caption(
         f"{len(shown)} of {len(table)} tasks. Best = lowest mean rank on the primary metric, instances as blocks (task page). "
         "Scores are the mean normalised task score over repetitions with a 95% bootstrap CI, each method in its registered "
-        "parameters. Each task is shown on its standard tier when it has one (else full, else smoke)."
+        "parameters. Verdicts of the task's claims: "
+        + ", ".join(f"{m} {v}" for v, m in VERDICT_MARKS.items())
+        + ". Each task is shown on its standard tier when it has one (else full, else smoke)."
     )
     if shown.empty:
         st.info("No task matches this search.")

@@ -69,7 +69,7 @@ def test_overview_rows_and_role_aggregate(monkeypatch, lb_source):  # noqa: F811
     assert rows.loc["toy-mean", "paper's method"] == "toy-sample-mean"
     assert rows.loc["knapsack", "paper's method"] == "–" and rows.loc["knapsack", "its rank"] == "no method"
     assert rows.loc["knapsack", "best (mean rank)"] == "dp"
-    assert "confirmed" in rows.loc["toy-mean", "verdicts"]
+    assert "✓1" in rows.loc["toy-mean", "verdicts"]  # one claim confirmed
     assert " vs " in rows.loc["toy-mean", "paper's method vs best baseline"]
     agg = _agg(at).set_index("role")
     assert pd.isna(agg.loc["paper's method", "iqm"]) and agg.loc["paper's method", "missing"] == "knapsack"

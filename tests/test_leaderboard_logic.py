@@ -407,6 +407,14 @@ def test_area_comes_from_task_json_else_the_family():
     assert task_area({"meta": {"name": "t"}}) == "t"
 
 
+def test_verdict_marks_are_short_and_spell_out_what_they_do_not_know():
+    from leaderboard.digest import verdict_marks
+
+    assert verdict_marks({"confirmed": 11, "contradicted": 3, "not testable here": 2}) == "✓11 ✗3 –2"
+    assert verdict_marks({"inconclusive": 1, "unreadable claim": 1, "a new verdict": 2}) == "?1 !1 2 a new verdict"
+    assert verdict_marks({}) == "no claims"
+
+
 def test_unknown_statuses_are_counted_not_dropped():
     from leaderboard.digest import status_counts
 
@@ -467,7 +475,13 @@ def test_the_aggregate_from_digests_equals_role_aggregate(digests, bundles):
 
 
 def test_overview_groups_by_area_and_filters_by_search_and_area(digests):
-    from leaderboard.digest import OVERVIEW_COLUMNS, filter_overview, overview_table, task_area
+    from leaderboard.digest import (
+        OVERVIEW_COLUMNS,
+        VERDICT_MARKS,
+        filter_overview,
+        overview_table,
+        task_area,
+    )
 
     data, site = digests
     table = overview_table(site.digests.values(), link=lambda t: f"./?view=Task&task={t}")
@@ -478,7 +492,8 @@ def test_overview_groups_by_area_and_filters_by_search_and_area(digests):
     assert row["paper's method"] == "toy-sample-mean" and row["page"] == "./?view=Task&task=toy-mean"
     assert row["paper's method vs best baseline"].endswith(f"({site.digests['toy-mean'].roles['best baseline'][0]})")
     assert " vs " in row["paper's method vs best baseline"] and "[" in row["paper's method vs best baseline"]
-    assert "confirmed" in row["verdicts"]
+    counts = site.digests["toy-mean"].verdict_counts
+    assert row["verdicts"] == " ".join(f"{m}{counts[v]}" for v, m in VERDICT_MARKS.items() if counts.get(v)) and "✓" in row["verdicts"]
     kn = table.set_index("task").loc["knapsack"]
     assert kn["paper's method vs best baseline"] == "no paper method" and kn["its rank"] == "no method"
     # search: every word must match, case-insensitively, in task, paper, area or method names
