@@ -13,10 +13,14 @@ Speed: the records are read once per *fingerprint* of the results folder
 (every bundle file's size and mtime, :func:`leaderboard.digest.fingerprint`)
 into one shared, uncopied ``st.cache_resource`` (read in a background
 thread after an Overview that did not need them); every task's digest (ranks,
-roles, scores, verdicts, its per-instance table) is computed once per
-fingerprint and kept on disk (``st.cache_data(persist="disk")``), so the
-Overview of an unchanged folder opens without reading a Parquet file, even
-after a restart. Changing, adding or removing a bundle changes the fingerprint.
+roles, scores, verdicts, its per-instance table) is read from
+``results/_digests/<task>.json``, which ``bench publish`` writes, when that
+file still describes the task's bundles (their content fingerprint and the
+digest version match), and computed from the records otherwise; either way
+it is kept on disk once per fingerprint (``st.cache_data(persist="disk")``).
+So the Overview opens without reading a Parquet file on a fresh clone or
+deploy, and after a restart. Changing, adding or removing a bundle changes
+the fingerprint.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ def main() -> None:
     def load() -> Data:
         return _load(args.results, args.store, key)
 
-    ctx = Ctx(shared_site(load, key), key, load)
+    ctx = Ctx(shared_site(load, key, None if args.store else args.results), key, load)
     st.caption(f"Source: {ctx.site.source}")
     for w in ctx.site.warnings:
         st.warning(w)

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from bench.bundle import load_bundles
+from bench.digest import current_records
 from bench.store import Store
 
 __all__ = ["Data", "load_results", "load_store", "STORE_META_DIR"]
@@ -55,13 +56,7 @@ class Data:
 
     def task_records(self, task: str, tier: str | None = None) -> pd.DataFrame:
         """Records of the task's current version (and one tier, if given)."""
-        if self.records.empty or task not in self.tasks:
-            return self.records.iloc[0:0]
-        version = self.tasks[task]["meta"]["version"]
-        df = self.records[(self.records["task"] == task) & (self.records["task_version"].astype(str) == str(version))]
-        if tier is not None:
-            df = df[df["tier"] == tier]
-        return df
+        return current_records(self.records, self.tasks, task, tier)
 
 
 def load_results(results_dir: str | Path) -> Data:

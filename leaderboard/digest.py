@@ -1,15 +1,20 @@
-"""Per-task digests: every number the Overview and a task's headline show, computed once per results folder.
+"""The Overview's table, its search and area filter, a task's headline and the provenance table, from per-task digests.
 
-A :class:`TaskDigest` holds one task's standing on its preferred tier (the
-ranking, the roles and their normalised scores, the claims' verdicts, the
-status counts and the unfiltered per-instance table), computed by the same
-functions ``bench show`` and ``bench claims`` use. The app caches the digests
-on disk keyed by :func:`fingerprint` (every bundle file's size and mtime, and
-the code that computes them), so a page never recomputes them while the
-results folder stays the same. The other functions here turn digests into the
-Overview's table, its search and area filter, a task's three-line headline and
-the table of bundles (superseded ones included) of the provenance page. All
-are pure: plain data in, plain data out.
+A :class:`bench.digest.TaskDigest` holds one task's standing on its
+preferred tier (the ranking, the roles and their normalised scores, the
+claims' verdicts, the status counts and the unfiltered per-instance tables),
+computed by :func:`bench.digest.task_digest` with the functions ``bench
+show`` and ``bench claims`` use (they live in ``bench``, so that ``bench
+publish`` writes the same digests to ``results/_digests/<task>.json``).
+:func:`site_from_results` takes each task's digest from that file when it
+still describes the task's bundles (same content fingerprint and digest
+version) and computes only the others, reading the records only then. The
+app also caches the :class:`Site` on disk keyed by :func:`fingerprint`
+(every bundle and digest file's size and mtime, and the code that computes
+them). The other functions here turn digests into the Overview's table, its
+search and area filter, a task's three-line headline and the table of
+bundles (superseded ones included) of the provenance page. All are pure:
+plain data in, plain data out.
 """
 
 from __future__ import annotations
@@ -17,29 +22,26 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from bench.claims import Claim, registered_records, verdict
-from bench.report import (
-    ROLES,
-    anytime_table,
-    hardware_label,
-    pareto_table,
-    preferred_tier,
-    profile_table,
-    role_strata,
-    summary_table,
-    task_ranking,
-    task_roles,
-    with_labels,
+from bench.digest import (
+    DIGEST_DIR,
+    TaskDigest,
+    TaskTables,
+    best_label,
+    digest_tasks,
+    read_task_digest,
+    status_counts,
+    task_area,
+    task_digest,
+    task_tables,
+    verdict_rows,
 )
-from bench.stats import RankingResult, bootstrap_ci
 from leaderboard.data import Data
 
 __all__ = [
@@ -61,191 +63,11 @@ __all__ = [
     "OVERVIEW_COLUMNS",
 ]
 
-#: Files whose size and mtime identify a bundle's content (solutions are covered by records.parquet's hashes).
+#: Files whose size and mtime identify a bundle's content (solutions are covered by records.parquet's hashes);
+#: the digest files ``_digests/<task>.json`` are counted too.
 _BUNDLE_FILES = ("manifest.json", "records.parquet", "task.json", "claims.json", "methods.json")
 #: The code whose output a digest is: a change to any of it invalidates the disk cache.
-_CODE = tuple(Path(__file__).resolve().parent.parent / p for p in ("bench/report.py", "bench/claims.py", "bench/stats.py", "bench/bundle.py", "bench/store.py", "leaderboard/digest.py", "leaderboard/data.py"))  # fmt: skip
-
-
-@dataclass
-class TaskTables:
-    """The tables a task page draws from one selection of records (one tier, after its filters).
-
-    ``summary`` is :func:`bench.report.summary_table` of every run; the rest
-    compare each method in its registered parameters (``registered`` runs of
-    ``runs``): the ranking, ``kinds`` (label -> method/baseline), the anytime
-    traces, the Pareto points and both Dolan-Moré profiles.
-    """
-
-    summary: pd.DataFrame
-    runs: int
-    registered: int
-    ranking: RankingResult
-    kinds: dict[str, str]
-    anytime: pd.DataFrame
-    pareto: pd.DataFrame
-    profile_quality: pd.DataFrame
-    profile_time: pd.DataFrame
-
-
-def task_tables(
-    records: pd.DataFrame, meta: dict[str, Any], methods: dict[str, dict[str, Any]] | None, registered: pd.DataFrame | None = None
-) -> TaskTables:
-    """Every table of a task page for ``records`` (one task and tier), from the functions ``bench show`` uses.
-
-    ``registered``: ``registered_records(records, methods)``, when the caller has it already.
-    """
-    reg = registered_records(records, methods) if registered is None else registered
-    return TaskTables(
-        summary=summary_table(records, meta), runs=len(records), registered=len(reg), ranking=task_ranking(reg, meta),
-        kinds={str(k): str(v) for k, v in with_labels(reg).groupby("label")["kind"].first().items()} if not reg.empty else {},
-        anytime=anytime_table(records, meta), pareto=pareto_table(reg, meta),
-        profile_quality=profile_table(reg, meta, measure="quality"), profile_time=profile_table(reg, meta, measure="time"),
-    )  # fmt: skip
-
-
-@dataclass
-class TaskDigest:
-    """One task's standing on its preferred tier, as plain data (picklable, cached on disk).
-
-    ``ranking`` is ``[(label, mean rank)]``, best first, over ``n_blocks``
-    complete instances; ``roles`` maps each of :data:`bench.report.ROLES` to
-    ``(label, per-repetition normalised task scores)`` (``(None, None)``
-    when nobody takes it, scores None when the holder does not cover the
-    task); ``scores`` maps a role to ``(mean, ci_low, ci_high)`` of those
-    scores (95% bootstrap over repetitions). ``verdicts`` are the rows of
-    the Claims page (all tiers of the task's current version), ``statuses``
-    counts every status found, unknown ones included, and ``tables`` are the
-    task page's tables of the tier's records, unfiltered (:func:`task_tables`).
-    """
-
-    task: str
-    area: str
-    family: str
-    paper: str
-    version: str
-    tier: str | None
-    methods: int = 0
-    baselines: int = 0
-    instances: int = 0
-    runs: int = 0
-    machines: int = 0
-    statuses: dict[str, int] = field(default_factory=dict)
-    ranking: list[tuple[str, float]] = field(default_factory=list)
-    n_blocks: int = 0
-    best: str = "–"
-    roles: dict[str, tuple[str | None, np.ndarray | None]] = field(default_factory=dict)
-    scores: dict[str, tuple[float, float, float]] = field(default_factory=dict)
-    verdicts: list[dict[str, Any]] = field(default_factory=list)
-    tables: TaskTables | None = None
-
-    @property
-    def paper_method(self) -> str | None:
-        """The label of the paper's method, or None when no ``method``-kind entry covers the task."""
-        return (self.roles.get("paper's method") or (None, None))[0]
-
-    @property
-    def paper_rank(self) -> str:
-        """``"2 of 5"``, ``"not ranked"`` (left out of the ranking) or ``"no method"``."""
-        paper = self.paper_method
-        names = [m for m, _ in self.ranking]
-        if paper in names:
-            return f"{names.index(paper) + 1} of {len(names)}"
-        return "not ranked" if paper else "no method"
-
-    @property
-    def verdict_counts(self) -> dict[str, int]:
-        """How many claims got each verdict."""
-        out: dict[str, int] = {}
-        for v in self.verdicts:
-            out[v["verdict"]] = out.get(v["verdict"], 0) + 1
-        return dict(sorted(out.items()))
-
-
-def task_area(info: dict[str, Any]) -> str:
-    """A task's research area: ``meta.area`` (the optional ``area`` of task.json), else its family name."""
-    meta = info.get("meta") or {}
-    area = meta.get("area") or info.get("area") or meta.get("family") or meta.get("name") or "other"
-    return str(area)
-
-
-def status_counts(records: pd.DataFrame) -> dict[str, int]:
-    """Runs per status, every status found counted (a status this code does not know, too)."""
-    if records.empty or "status" not in records:
-        return {}
-    return {str(k): int(v) for k, v in records["status"].astype(str).value_counts().sort_index().items()}
-
-
-def best_label(methods: list[str], mean_ranks: Iterable[float]) -> str:
-    """The method with the best mean rank, or every method tied for it (never a tie broken by name)."""
-    ranks = list(mean_ranks)
-    if not methods:
-        return "–"
-    top = [m for m, r in zip(methods, ranks, strict=True) if math.isclose(r, ranks[0])]
-    return top[0] if len(top) == 1 else f"tie: {', '.join(top)}"
-
-
-def verdict_rows(data: Data, task: str) -> list[dict[str, Any]]:
-    """One row per claim of ``task`` with its verdict on the current version's records (all tiers).
-
-    A claim the schema cannot read is a row with verdict ``unreadable claim``,
-    never an error.
-    """
-    rows = []
-    records = data.task_records(task)
-    for raw in data.claims.get(task, []):
-        try:
-            c = Claim.model_validate(raw)
-        except ValueError as exc:
-            rid = str(raw.get("id", "?")) if isinstance(raw, dict) else "?"
-            rows.append({"task": task, "claim": rid, "verdict": "unreadable claim", "reason": str(exc).splitlines()[0], "evidence": []})
-            continue
-        v = verdict(c, records, methods=data.methods.get(task))
-        rows.append({"task": task, "claim": c.id, "statement": c.statement, "source": c.source, "paper": c.paper,
-                     "test": c.comparison.describe(), "tier": c.tier, "note": c.note, **v.as_row(), "evidence": v.evidence})  # fmt: skip
-    return rows
-
-
-def _mean_ci(x: np.ndarray | None, seed: int) -> tuple[float, float, float]:
-    if x is None or len(x) == 0:
-        return (math.nan, math.nan, math.nan)
-    lo, hi = bootstrap_ci(x, seed=seed)
-    return (float(np.mean(x)), float(lo), float(hi))
-
-
-def task_digest(data: Data, task: str, *, seed: int = 0) -> TaskDigest:
-    """Everything the Overview row and the headline of ``task`` need, on its preferred tier.
-
-    Ranks, roles and scores compare each method in its registered parameters
-    (:func:`bench.claims.registered_records`), as the task page does.
-    """
-    info = data.tasks[task]
-    meta = info["meta"]
-    all_df = data.task_records(task)
-    tier = preferred_tier(all_df)
-    d = TaskDigest(task=task, area=task_area(info), family=str(meta.get("family", "")), version=str(meta.get("version", "")),
-                   paper=str((meta.get("paper") or {}).get("title") or "–"), tier=tier, verdicts=verdict_rows(data, task))  # fmt: skip
-    if tier is None:
-        return d
-    df = data.task_records(task, tier)
-    kinds = df.groupby("method")["kind"].first()  # methods, not grid points
-    reg = registered_records(df, data.methods.get(task))
-    d.tables = task_tables(df, meta, data.methods.get(task), reg)
-    res = d.tables.ranking
-    roles = task_roles(reg, meta, data.claims.get(task), data.methods.get(task))
-    d.methods, d.baselines = int((kinds == "method").sum()), int((kinds == "baseline").sum())
-    d.instances, d.runs = int(df["instance"].nunique()), len(df)
-    d.machines = len(set(hardware_label(df)))
-    d.statuses = status_counts(df)
-    d.ranking = [(m, float(r)) for m, r in zip(res.methods, res.mean_ranks, strict=True)]
-    d.n_blocks = int(res.n_blocks)
-    d.best = best_label(list(res.methods), res.mean_ranks)
-    for role in ROLES:
-        label = roles[role]
-        strata = role_strata(reg, meta, label) if label else None
-        d.roles[role] = (label, strata)
-        d.scores[role] = _mean_ci(strata, seed)
-    return d
+_CODE = tuple(Path(__file__).resolve().parent.parent / p for p in ("bench/report.py", "bench/claims.py", "bench/stats.py", "bench/bundle.py", "bench/store.py", "bench/digest.py", "leaderboard/digest.py", "leaderboard/data.py"))  # fmt: skip
 
 
 def _score(s: tuple[float, float, float] | None, digits: int = 3) -> str:
@@ -370,7 +192,7 @@ def fingerprint(results: str | Path | None = None, store: str | Path | None = No
 
     For published results: the relative path, size and mtime of every bundle
     file (``*/*/{manifest.json, records.parquet, task.json, claims.json,
-    methods.json}``); for a store: of every file under it. Either way the
+    methods.json}``) and digest file (``_digests/*.json``); for a store: of every file under it. Either way the
     source files of :mod:`bench.report`, :mod:`bench.claims`,
     :mod:`bench.stats`, :mod:`bench.bundle`, :mod:`bench.store` and this
     module are hashed in too. Only ``stat`` calls: no file is read.
@@ -384,7 +206,7 @@ def fingerprint(results: str | Path | None = None, store: str | Path | None = No
     else:
         root = Path(results or "results")
         paths = sorted(root.glob("*/*/*"))
-        paths = [p for p in paths if p.name in _BUNDLE_FILES]
+        paths = [p for p in paths if p.name in _BUNDLE_FILES] + sorted(root.glob(f"{DIGEST_DIR}/*.json"))
     h.update(str(root.resolve()).encode())
     for p in paths:
         try:
@@ -412,4 +234,35 @@ def site_digest(data: Data, *, seed: int = 0) -> Site:
     return Site(source=data.source, warnings=list(data.warnings), digests=digests, empty=data.records.empty or not data.tasks)
 
 
-__all__ += ["Site", "site_digest"]
+def site_from_results(results: str | Path, load: Callable[[], Data]) -> Site:
+    """The :class:`Site` of the published bundles under ``results``, from their digest files where they hold.
+
+    Each task directory's ``_digests/<task>.json`` is used when
+    :func:`bench.digest.read_task_digest` accepts it (same digest version,
+    same content fingerprint of the task's bundles, the same bundles failing
+    their hash check); then no record is read. When any task has no usable
+    file, ``load()`` reads every bundle and the tasks without one are
+    computed by :func:`task_digest`, as :func:`site_digest` does (their
+    warnings then come from that read). The result is the same either way:
+    ``tests/test_leaderboard_logic.py`` compares the two.
+    """
+    source = f"published bundles in {results}"
+    got: dict[str, TaskDigest | None] = {}
+    messages: list[str] = []
+    tasks = digest_tasks(results)
+    for t in tasks:
+        read = read_task_digest(results, t)
+        if read is not None:
+            got[t], w = read
+            messages += w
+    if tasks and len(got) == len(tasks):
+        digests = {t: d for t, d in got.items() if d is not None}
+        return Site(source=source, warnings=messages, digests=digests, empty=not digests)
+    data = load()
+    if data.records.empty:
+        return Site(source=data.source, warnings=list(data.warnings), digests={}, empty=True)
+    digests = {t: got.get(t) or task_digest(data, t) for t in sorted(data.tasks)}
+    return Site(source=data.source, warnings=list(data.warnings), digests=digests, empty=not data.tasks)
+
+
+__all__ += ["Site", "site_digest", "site_from_results"]

@@ -20,6 +20,7 @@ import streamlit as st
 from bench.report import (
     ROLES,
     aggregate_roles,
+    anytime_table,
     hardware_label,
     paper_table,
     preferred_tier,
@@ -40,6 +41,7 @@ from leaderboard.digest import (
     headline,
     overview_table,
     site_digest,
+    site_from_results,
     task_tables,
 )
 
@@ -97,15 +99,21 @@ class Ctx:
 
 
 @st.cache_data(show_spinner="summarising the tasks…", max_entries=4, persist="disk")
-def site(_load: Any, key: str) -> Site:
-    """Every task's digest, computed once per fingerprint and kept on disk across restarts."""
-    return site_digest(_load())
+def site(_load: Any, key: str, results: str | None = None) -> Site:
+    """Every task's digest, once per fingerprint, kept on disk across restarts.
+
+    For published ``results``, from the digest files ``bench publish`` keeps
+    in ``results/_digests/`` where they still describe the bundles
+    (:func:`leaderboard.digest.site_from_results`: then no record is read);
+    computed from the records otherwise, and for a store.
+    """
+    return site_from_results(results, _load) if results is not None else site_digest(_load())
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)
-def shared_site(_load: Any, key: str) -> Site:
+def shared_site(_load: Any, key: str, results: str | None = None) -> Site:
     """:func:`site`, unpickled once per server process and shared by every session (pages only read it)."""
-    return site(_load, key)
+    return site(_load, key, results)
 
 
 @st.cache_data(show_spinner=False, max_entries=32, persist="disk")
@@ -117,6 +125,12 @@ def _aggregate(_site: Site, key: str, tasks: tuple[str, ...]) -> pd.DataFrame:
 def _tables(_data: Data, key: str, task: str, tier: str, keys: tuple[str, ...]) -> TaskTables:
     df = _data.task_records(task, tier)
     return task_tables(df[df["key"].isin(keys)], _data.tasks[task]["meta"], _data.methods.get(task))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _anytime(_data: Data, key: str, task: str, tier: str, keys: tuple[str, ...]) -> pd.DataFrame:
+    df = _data.task_records(task, tier)
+    return anytime_table(df[df["key"].isin(keys)], _data.tasks[task]["meta"])
 
 
 # ----------------------------------------------------------------------------- pages
@@ -304,7 +318,8 @@ def task_page(ctx: Ctx) -> None:
     # one plot at a time: the browser draws one chart, not four, on every visit of the page
     plot = st.radio("plot", PLOTS, index=_param_index(list(PLOTS), "plot", 1), horizontal=True, key=f"plot_{task}", label_visibility="collapsed")
     if plot == "quality vs time":
-        tr = tables.anytime
+        # a digest read from its file has no anytime traces (most of its size): computed once per selection
+        tr = tables.anytime if tables.anytime is not None else _anytime(data, key, task, tier, tuple(sorted(df["key"])))
         if tr.empty:
             st.text("No run of this selection recorded checkpoints (anytime traces).")
         else:
