@@ -175,6 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --supersedes: replace every record of the superseded bundles whose method this bundle "
         "holds, not only those with the same job key (a rerun after a method's version or parameters changed)",
     )
+    s.add_argument(
+        "--refresh-digest",
+        action="store_true",
+        help="only rewrite the task's leaderboard digest (results/_digests/TASK.json) from its published bundles; "
+        "every publish does this for the task it touched",
+    )
 
     s = sub.add_parser("export", help="write a bundle, solutions included, as a Hugging Face datasets folder")
     s.add_argument("bundle", metavar="BUNDLE", help="a bundle directory, or its name (with --task, or searched under --results)")
@@ -534,13 +540,21 @@ def cmd_publish(a: argparse.Namespace) -> int:
     from bench.registry import get_task
     from bench.store import Store
 
+    if a.refresh_digest:
+        given = [f for f, v in (("--sweep", a.sweep), ("--supersedes", a.supersedes), ("--replace-methods", a.replace_methods), ("--plugin", a.plugin), ("--claims-only", a.claims_only)) if v]
+        if given:
+            raise _Usage(f"--refresh-digest publishes nothing: drop {', '.join(given)}")
+        _refresh_digest(Path(a.results), a.task)
+        return 0
     task = get_task(a.task)
     if a.claims_only:
         given = [f for f, v in (("--sweep", a.sweep), ("--supersedes", a.supersedes), ("--replace-methods", a.replace_methods), ("--plugin", a.plugin)) if v]
         if given:
             raise _Usage(f"--claims-only publishes no runs: drop {', '.join(given)}")
-        _, message = publish_claims(task, Path(a.results), author=a.author)
+        written, message = publish_claims(task, Path(a.results), author=a.author)
         print(message)
+        if written is not None:
+            _refresh_digest(Path(a.results), a.task)
         return 0
     store = Store(a.store)
     sweeps = a.sweep
@@ -587,7 +601,22 @@ def cmd_publish(a: argparse.Namespace) -> int:
     left = manifest.get("left_out_already_published") or {}
     for b, n in left.items():
         print(f"left out {n} records the sweep reused from the store: already published in {b}")
+    _refresh_digest(Path(a.results), a.task)
     return 0
+
+
+def _refresh_digest(results: Path, task: str) -> None:
+    """Rewrite ``results/_digests/<task>.json``, the leaderboard's digest of the task's bundles (bench.digest)."""
+    import time
+
+    from bench.digest import write_task_digest
+
+    t0 = time.perf_counter()
+    path = write_task_digest(results, task)
+    if path is None:
+        print(f"no bundle of {task} under {results}: no digest (any old one removed)")
+    else:
+        print(f"digest: {path} ({path.stat().st_size / 1024:.0f} KB, {time.perf_counter() - t0:.1f} s; commit it with the bundles)")
 
 
 def cmd_export(a: argparse.Namespace) -> int:
