@@ -93,6 +93,7 @@ def test_the_blas_free_generators_agree_with_lapack():
 
 
 @pytest.mark.slow
+@pytest.mark.long  # a few seconds: CI step 2 (make test keeps each family under 20 s)
 def test_instance_digests_do_not_depend_on_the_blas_kernels():
     """The same seed, the same bytes, whichever kernels OpenBLAS picks for this CPU.
 
@@ -157,6 +158,7 @@ def test_a_fresh_target_sample_scores_well_and_a_collapsed_one_badly():
     assert good["train_s"] == 1.0 and good["sample_s"] == 0.5
 
 
+@pytest.mark.long  # a few seconds: CI step 2 (make test keeps each family under 20 s)
 def test_official_torus_loglik_rewards_collapse_and_ours_does_not():
     """The research note's sanity values: perfect -0.615, collapse to the mean -0.114."""
     rng = np.random.default_rng(0)

@@ -160,6 +160,7 @@ def test_pool_is_resampled_on_schedule():
     assert model.pool[0] is not first and model.pool[0].shape == (64, 20, 9)
 
 
+@pytest.mark.long  # a few seconds: CI step 2 (make test keeps each family under 20 s)
 def test_training_on_a_concentrated_so3_target_beats_the_untrained_sampler():
     """A single wrapped Gaussian on SO(3) (var 0.05): MMD^2 to held-out data must drop well below the untrained model's."""
     rng = np.random.default_rng(0)

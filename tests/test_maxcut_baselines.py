@@ -133,6 +133,7 @@ def test_registered_as_maxcut_baselines():
 # ----------------------------------------------------------------------------- validity, budgets, supports
 
 
+@pytest.mark.long  # a few seconds: CI step 2 (make test keeps each family under 20 s)
 @pytest.mark.parametrize("name", list(SOLVERS))
 def test_valid_labels_within_a_short_budget(name):
     budget = 0.6
@@ -146,6 +147,7 @@ def test_valid_labels_within_a_short_budget(name):
             assert took < budget + 0.3, f"{name} k={k} took {took:.2f} s for a {budget} s budget"
 
 
+@pytest.mark.long  # a few seconds: CI step 2 (make test keeps each family under 20 s)
 def test_edgeless_graphs():
     for name, fn in SOLVERS.items():
         for k in supported_ks(name):
@@ -268,6 +270,7 @@ def test_tabu_leaves_a_local_optimum_on_a_weighted_graph_with_isolated_nodes():
     assert state.best == pytest.approx(cut(inst, state.best_labels), abs=1e-9)
 
 
+@pytest.mark.long  # a few seconds: CI step 2 (make test keeps each family under 20 s)
 def test_tabu_reports_checkpoints(monkeypatch):
     seen: list[tuple[float, np.ndarray]] = []
     monkeypatch.setattr(mg, "checkpoint", lambda sol: seen.append((time.monotonic(), sol)))
@@ -323,6 +326,7 @@ def test_burer_monteiro_matches_cvxpy(n, p, k, weights, constraints):
     assert res.value == pytest.approx(ref, rel=1e-4), (res.value, ref)
 
 
+@pytest.mark.long  # a few seconds: CI step 2 (make test keeps each family under 20 s)
 @pytest.mark.parametrize(("n", "p", "k", "weights", "constraints"), [(150, 0.05, 2, "signed", "edges"), (80, 0.08, 3, "positive", "all")])
 def test_burer_monteiro_at_the_production_rank_matches_cvxpy(n, p, k, weights, constraints):
     """``gw`` runs at rank ceil(sqrt(2c)), far below n: still the SDP optimum at n <= 200."""
@@ -376,6 +380,7 @@ def test_genetic_keeps_its_best_across_generations():
     assert long >= short  # same draws for the first 5 generations; the best is never dropped
 
 
+@pytest.mark.long  # a few seconds: CI step 2 (make test keeps each family under 20 s)
 def test_pignn_runs_on_a_100_node_graph():
     inst = regular(100, 3, 2, seed=0)
     labels = mb.solve_pignn(inst, seed=0, budget=3.0)
@@ -435,6 +440,7 @@ def test_gw_is_deterministic_when_the_budget_does_not_bind():
 # ----------------------------------------------------------------------------- a real Gset graph
 
 
+@pytest.mark.long  # a few seconds: CI step 2 (make test keeps each family under 20 s)
 @pytest.mark.parametrize("name", ["greedy-1opt", "tabu", "gw", "genetic"])
 def test_g11_within_a_smoke_budget(name):
     inst = gset("G11", 2)
