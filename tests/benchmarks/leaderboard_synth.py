@@ -12,7 +12,9 @@ with a paper method (``m-paper``) and four baselines, five repetitions and
 133 or 134 standard-tier instances (5 x 5 x 4,000 instance slots = 100,000
 counted records). Every tenth task also has a later bundle that reruns the
 jobs of its first instance and supersedes the first bundle (so the
-superseded bundles' view has something to show). Scores, statuses and
+superseded bundles' view has something to show). Each task's leaderboard
+digest (``_digests/<task>.json``) is written as ``bench publish`` writes it,
+by :func:`bench.digest.write_task_digest`. Scores, statuses and
 times are drawn from a seeded generator; a fifth of the tasks have the paper's
 method ahead of every baseline.
 
@@ -32,6 +34,7 @@ import numpy as np
 
 from bench.bundle import _parquet_safe, _sha256
 from bench.claims import Claim
+from bench.digest import write_task_digest
 from bench.store import SCHEMA_VERSION, RunRecord, records_frame
 from bench.task import PaperResult, TaskMeta
 
@@ -149,7 +152,7 @@ def _write_bundle(task_dir: Path, date: str, records: list[RunRecord], meta: dic
     return d
 
 
-def make_results(root: str | Path, n_tasks: int = N_TASKS, n_records: int = N_RECORDS, seed: int = 0) -> Path:
+def make_results(root: str | Path, n_tasks: int = N_TASKS, n_records: int = N_RECORDS, seed: int = 0, *, digests: bool = True) -> Path:
     """Write the synthetic results folder under ``root`` and return it.
 
     Parameters
@@ -161,6 +164,10 @@ def make_results(root: str | Path, n_tasks: int = N_TASKS, n_records: int = N_RE
         multiple of ``len(METHODS) * REPS``.
     seed
         Seed of the generator: the same arguments give the same folder.
+    digests
+        Write each task's leaderboard digest (``_digests/<task>.json``) with
+        :func:`bench.digest.write_task_digest`, as ``bench publish`` does
+        after every bundle (about 1 s a task).
     """
     root = Path(root)
     per_slot = len(METHODS) * REPS
@@ -177,6 +184,8 @@ def make_results(root: str | Path, n_tasks: int = N_TASKS, n_records: int = N_RE
         if k % 10 == 0:  # a quiet rerun of the first instance's jobs replaces those records
             rerun = _records(k, task, instances[:1], rng, f"s{k}b", attempt=2)
             _write_bundle(root / task, "20270102", rerun, meta, instances, [first.name])
+        if digests:  # what `bench publish` writes after each bundle, with the same function
+            write_task_digest(root, task)
     return root
 
 
