@@ -125,8 +125,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         entry[0] += sum(durations)
         entry[1] += 1
     tr = terminalreporter
-    tr.section("test time per family")
+    # The budget is make test's; the long step (-m long) only reports its times.
+    budgeted = "long" not in (config.getoption("markexpr", "") or "").replace("not long", "")
+    tr.section("test time per family" + ("" if budgeted else " (long step: no per-family budget)"))
     for fam, (seconds, n) in sorted(totals.items(), key=lambda kv: -kv[1][0]):
-        over = "" if fam == "core" or seconds <= FAMILY_BUDGET_S else f"  OVER the {FAMILY_BUDGET_S:g} s budget"
+        over = "" if fam == "core" or seconds <= FAMILY_BUDGET_S or not budgeted else f"  OVER the {FAMILY_BUDGET_S:g} s budget"
         tr.write_line(f"{fam:<22} {seconds:8.1f} s  {n:5d} tests{over}")
     tr.write_line(f"{'total':<22} {sum(s for s, _ in totals.values()):8.1f} s")
