@@ -23,7 +23,10 @@ them (:func:`read_task_digest`). The file records what it was computed from:
   again (a few ms) and trusts the file only when the same bundles fail.
 
 It is JSON as Python writes it (``NaN`` for a missing number); tables are
-columns with their dtypes. ``tests/test_digest_files.py`` fails when a
+columns with their dtypes. The anytime traces and the paper's numbers are
+left out (they are most of the size): the task page computes the first from
+the records when that plot is picked, and reads the second from the
+``claims.json`` of the bundle the digest names (``claims_source``). ``tests/test_digest_files.py`` fails when a
 committed digest is missing, stale or differs from a fresh computation.
 """
 
@@ -51,6 +54,7 @@ from bench.report import (
     preferred_tier,
     profile_table,
     role_strata,
+    speed_note,
     summary_table,
     task_ranking,
     task_roles,
@@ -63,6 +67,11 @@ __all__ = [
     "TaskTables",
     "TaskDigest",
     "task_tables",
+    "TIERS",
+    "param_text",
+    "tag_options",
+    "iparam_options",
+    "filter_options",
     "task_area",
     "status_counts",
     "best_label",
@@ -82,7 +91,8 @@ __all__ = [
 ]
 
 #: Bump when :func:`task_digest` (or a function it calls) computes something else, or the file format changes.
-DIGEST_VERSION = 1
+#: 2: the task page's default view (metadata, tiers, machines, speed note, filter options, claims' bundle).
+DIGEST_VERSION = 2
 #: Where the digest files live, under the results folder: ``results/_digests/<task>.json`` (not a task, not a bundle).
 DIGEST_DIR = "_digests"
 
@@ -93,6 +103,9 @@ class TaskData(Protocol):
     tasks: dict[str, dict[str, Any]]
     claims: dict[str, list[dict[str, Any]]]
     methods: dict[str, dict[str, dict[str, Any]]]
+    paper_results: dict[str, list[dict[str, Any]]]
+    #: task -> the bundle its claims and paper results come from (published results; empty for a store)
+    claims_source: dict[str, str]
 
     def task_records(self, task: str, tier: str | None = None) -> pd.DataFrame: ...
 
@@ -146,6 +159,43 @@ def task_tables(
     )  # fmt: skip
 
 
+#: The tiers a task page offers, in this order.
+TIERS = ("smoke", "standard", "full")
+
+
+def param_text(v: Any) -> str:
+    """An instance parameter as a task page's filter shows and matches it: ``800`` whether read as 800 or 800.0.
+
+    Records of several tasks read together hold an integer parameter as a
+    float (a task without it fills NaN), one task's records as an integer:
+    both read the same here, so the options do not depend on what was read.
+    """
+    if isinstance(v, (float, np.floating)) and math.isfinite(v) and float(v).is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def tag_options(records: pd.DataFrame) -> list[str]:
+    """The instance tags (comma-separated ``instance_tags``) of ``records``, sorted: a task page's tag filter."""
+    return sorted({t for s in records["instance_tags"].fillna("") for t in str(s).split(",") if t}) if "instance_tags" in records else []
+
+
+def iparam_options(records: pd.DataFrame) -> dict[str, list[str]]:
+    """``iparam.<name> -> values`` (:func:`param_text`) for each instance parameter with 2 to 50 values: a task page's filters."""
+    out = {}
+    for col in sorted(c for c in records.columns if c.startswith("iparam.")):
+        vals = sorted({param_text(v) for v in records[col].dropna()})
+        if 1 < len(vals) <= 50:
+            out[col] = vals
+    return out
+
+
+def filter_options(records: pd.DataFrame) -> dict[str, Any]:
+    """A task page's filter options for ``records`` (one tier, unfiltered): method kinds, tags, instance parameters, methods."""
+    return {"kinds": sorted(str(k) for k in records["kind"].unique()), "tags": tag_options(records),
+            "iparams": iparam_options(records), "methods": sorted(str(m) for m in records["method"].unique())}  # fmt: skip
+
+
 @dataclass
 class TaskDigest:
     """One task's standing on its preferred tier, as plain data (picklable, cached on disk).
@@ -159,6 +209,16 @@ class TaskDigest:
     the Claims page (all tiers of the task's current version), ``statuses``
     counts every status found, unknown ones included, and ``tables`` are the
     task page's tables of the tier's records, unfiltered (:func:`task_tables`).
+
+    The rest is what the task page's default view (that tier, no filter)
+    shows beside them, so that it needs no record: ``meta`` (task.json's),
+    ``tiers`` (those with runs of the current version), ``hardware`` (the
+    machine labels of the tier's runs), ``speed_note``
+    (:func:`bench.report.speed_note`), ``filters`` (:func:`filter_options`),
+    ``claims_source`` (the bundle whose ``claims.json`` gives the claims and
+    the paper's numbers; None for a store) and ``paper_results`` (the
+    paper's numbers; None in a digest read from a file, which leaves them in
+    that ``claims.json``).
     """
 
     task: str
@@ -180,6 +240,13 @@ class TaskDigest:
     scores: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     verdicts: list[dict[str, Any]] = field(default_factory=list)
     tables: TaskTables | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    tiers: list[str] = field(default_factory=list)
+    hardware: list[str] = field(default_factory=list)
+    speed_note: str | None = None
+    filters: dict[str, Any] = field(default_factory=dict)
+    claims_source: str | None = None
+    paper_results: list[dict[str, Any]] | None = None
 
     @property
     def paper_method(self) -> str | None:
@@ -266,7 +333,9 @@ def task_digest(data: TaskData, task: str, *, seed: int = 0) -> TaskDigest:
     all_df = data.task_records(task)
     tier = preferred_tier(all_df)
     d = TaskDigest(task=task, area=task_area(info), family=str(meta.get("family", "")), version=str(meta.get("version", "")),
-                   paper=str((meta.get("paper") or {}).get("title") or "–"), tier=tier, verdicts=verdict_rows(data, task))  # fmt: skip
+                   paper=str((meta.get("paper") or {}).get("title") or "–"), tier=tier, verdicts=verdict_rows(data, task),
+                   meta=meta, tiers=[t for t in TIERS if t in set(all_df["tier"])] if not all_df.empty else [],
+                   claims_source=data.claims_source.get(task), paper_results=list(data.paper_results.get(task, [])))  # fmt: skip
     if tier is None:
         return d
     df = data.task_records(task, tier)
@@ -277,7 +346,10 @@ def task_digest(data: TaskData, task: str, *, seed: int = 0) -> TaskDigest:
     roles = task_roles(reg, meta, data.claims.get(task), data.methods.get(task))
     d.methods, d.baselines = int((kinds == "method").sum()), int((kinds == "baseline").sum())
     d.instances, d.runs = int(df["instance"].nunique()), len(df)
-    d.machines = len(set(hardware_label(df)))
+    d.hardware = sorted(set(hardware_label(df)))
+    d.machines = len(d.hardware)
+    d.speed_note = speed_note(df)
+    d.filters = filter_options(df)
     d.statuses = status_counts(df)
     d.ranking = [(m, float(r)) for m, r in zip(res.methods, res.mean_ranks, strict=True)]
     d.n_blocks = int(res.n_blocks)
@@ -303,6 +375,8 @@ class _BundleData:
     tasks: dict[str, dict[str, Any]]
     claims: dict[str, list[dict[str, Any]]]
     methods: dict[str, dict[str, dict[str, Any]]]
+    paper_results: dict[str, list[dict[str, Any]]]
+    claims_source: dict[str, str]
 
     def task_records(self, task: str, tier: str | None = None) -> pd.DataFrame:
         return current_records(self.records, self.tasks, task, tier)
@@ -391,8 +465,10 @@ _TABLE_FRAMES = ("summary", "pareto", "profile_quality", "profile_time")
 
 
 def encode_digest(d: TaskDigest) -> dict[str, Any]:
-    """``d`` as JSON-ready data (arrays and tables with their dtypes); :func:`decode_digest` inverts it, less the anytime traces."""
-    out: dict[str, Any] = {f.name: getattr(d, f.name) for f in fields(d) if f.name not in ("roles", "scores", "ranking", "tables")}
+    """``d`` as JSON-ready data (arrays and tables with their dtypes); :func:`decode_digest` inverts it, less the anytime
+    traces and the paper's numbers (the ``claims.json`` of ``d.claims_source`` holds them)."""
+    skip = ("roles", "scores", "ranking", "tables", "paper_results")
+    out: dict[str, Any] = {f.name: getattr(d, f.name) for f in fields(d) if f.name not in skip}
     out["ranking"] = [[m, float(r)] for m, r in d.ranking]
     out["roles"] = {k: [label, None if s is None else _nd(s)] for k, (label, s) in d.roles.items()}
     out["scores"] = {k: [float(v) for v in s] for k, s in d.scores.items()}
@@ -447,7 +523,8 @@ def compute_task_digest(results_dir: str | Path, task: str, *, seed: int = 0) ->
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the same messages are kept in b.warnings
         b = load_bundles(root, task=task)
-    data = _BundleData(records=b.records, tasks=b.tasks, claims=b.claims, methods=b.methods)
+    data = _BundleData(records=b.records, tasks=b.tasks, claims=b.claims, methods=b.methods, paper_results=b.paper_results,
+                       claims_source=b.claims_source)  # fmt: skip
     d = task_digest(data, task, seed=seed) if task in b.tasks and not b.records.empty else None
     return {
         "digest_version": DIGEST_VERSION, "task": task, "fingerprint": bundles_fingerprint(task_dir),

@@ -23,7 +23,7 @@ from bench.bundle import load_bundles
 from bench.digest import current_records
 from bench.store import Store
 
-__all__ = ["Data", "load_results", "load_store", "STORE_META_DIR"]
+__all__ = ["Data", "load_results", "load_store", "read_paper_results", "STORE_META_DIR"]
 
 #: Where ``bench leaderboard --store`` puts task metadata inside the store.
 STORE_META_DIR = "_tasks"
@@ -85,6 +85,28 @@ def load_results(results_dir: str | Path) -> Data:
         claims_source=dict(b.claims_source),
         superseded_manifests=replaced,
     )
+
+
+def read_paper_results(results_dir: str | Path, task: str, bundle: str) -> list[dict[str, Any]] | None:
+    """The paper's numbers in ``results_dir/task/bundle/claims.json``, or None when that file is missing, unreadable
+    or no longer has the sha256 its bundle's manifest lists.
+
+    A task page whose digest came from its file (:mod:`bench.digest`, which
+    leaves the paper's numbers out) reads them here, from the bundle the
+    digest names (``claims_source``, as :func:`load_results` picks it),
+    without reading a record.
+    """
+    from bench.bundle import _sha256
+
+    bdir = Path(results_dir) / task / bundle
+    try:
+        manifest = json.loads((bdir / "manifest.json").read_text())
+        if _sha256(bdir / "claims.json") != manifest["files"]["claims.json"]:
+            return None
+        rows = json.loads((bdir / "claims.json").read_text()).get("paper_results", [])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return rows if isinstance(rows, list) else None
 
 
 def load_store(store_dir: str | Path) -> Data:

@@ -25,7 +25,7 @@ from conftest import ROOT
 from leaderboard_fixtures import lb_source, results_copy  # noqa: F401
 
 from bench import digest as bd
-from leaderboard.data import load_results
+from leaderboard.data import load_results, read_paper_results
 from leaderboard.digest import headline, overview_table, site_digest, site_from_results
 
 RESULTS = ROOT / "results"
@@ -54,6 +54,8 @@ def _same_digest(a: bd.TaskDigest, b: bd.TaskDigest) -> None:
     assert overview_table([a]).equals(overview_table([b])) and headline(a) == headline(b)
     assert pd.DataFrame(a.verdicts).equals(pd.DataFrame(b.verdicts)) and [list(v) for v in a.verdicts] == [list(v) for v in b.verdicts]
     assert list(a.roles) == list(b.roles) and a.statuses == b.statuses and a.ranking == b.ranking
+    # what the task page's default view shows beside the tables
+    assert (a.meta, a.tiers, a.hardware, a.speed_note, a.filters, a.claims_source) == (b.meta, b.tiers, b.hardware, b.speed_note, b.filters, b.claims_source)
     for role, (label, strata) in a.roles.items():
         assert b.roles[role][0] == label
         assert (strata is None and b.roles[role][1] is None) or np.array_equal(strata, b.roles[role][1])
@@ -78,6 +80,9 @@ def test_publish_writes_digests_that_read_back_as_computed(lb_source):  # noqa: 
     for t, d in computed.digests.items():
         _same_digest(d, site.digests[t])
         assert site.digests[t].tables.anytime is None and d.tables.anytime is not None
+        # the paper's numbers stay in the claims bundle's claims.json, which the task page reads
+        assert site.digests[t].paper_results is None and d.paper_results is not None
+        assert read_paper_results(results, t, site.digests[t].claims_source) == d.paper_results
 
 
 def test_a_changed_bundle_is_recomputed(results_copy):  # noqa: F811
@@ -157,3 +162,12 @@ def test_digest_files_are_not_bundles(lb_source):  # noqa: F811
     b = load_bundles(lb_source["results"])
     assert not b.warnings and not any(bd.DIGEST_DIR in p for p in b.manifests)
     assert not any(Path(p).parent.name == bd.DIGEST_DIR for p in b.manifests)
+
+
+def test_the_paper_numbers_are_read_only_from_a_claims_json_that_matches_its_manifest(results_copy):  # noqa: F811
+    bundle = bd.read_task_digest(results_copy, "toy-mean")[0].claims_source
+    assert read_paper_results(results_copy, "toy-mean", bundle)
+    path = results_copy / "toy-mean" / bundle / "claims.json"
+    path.write_text(path.read_text().replace("mu0", "mu9"))  # edited after publishing: its sha256 no longer matches
+    assert read_paper_results(results_copy, "toy-mean", bundle) is None
+    assert read_paper_results(results_copy, "toy-mean", "no-such-bundle") is None

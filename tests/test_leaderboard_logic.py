@@ -652,3 +652,16 @@ def test_the_speed_note_flags_methods_that_ran_at_different_machine_speeds():
     # a method with fewer than three probed runs is too noisy to flag anything
     assert speed_note(pd.DataFrame(runs("ros", [3.0, 3.2, 2.9]) + runs("md", [9.0, 9.1]))) is None
     assert speed_probes(pd.DataFrame()).empty
+
+
+def test_filter_options_read_the_same_from_one_task_or_from_every_task():
+    """An integer instance parameter is a float once tasks without it are read beside it: the filter shows it the same."""
+    from leaderboard.digest import filter_options, iparam_options, param_text
+
+    one = pd.DataFrame({"kind": ["method", "baseline"], "method": ["a", "b"], "instance_tags": ["x,y", None],
+                        "iparam.n": [800, 1000], "iparam.nu": [0.5, 1.0], "iparam.only": [1, 1]})  # fmt: skip
+    every = pd.concat([one, pd.DataFrame({"kind": ["baseline"], "method": ["c"]})], ignore_index=True).iloc[:2]
+    assert every["iparam.n"].dtype == float and one["iparam.n"].dtype == int
+    assert iparam_options(one) == iparam_options(every) == {"iparam.n": ["1000", "800"], "iparam.nu": ["0.5", "1"]}
+    assert filter_options(one) == {"kinds": ["baseline", "method"], "tags": ["x", "y"], "iparams": iparam_options(one), "methods": ["a", "b"]}
+    assert [param_text(v) for v in (800, 800.0, 0.25, True, "G1", float("nan"))] == ["800", "800", "0.25", "True", "G1", "nan"]
