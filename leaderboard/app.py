@@ -12,8 +12,9 @@ Claims, Method, Provenance, Submit.
 Speed: the records are read once per *fingerprint* of the results folder
 (every bundle file's size and mtime, :func:`leaderboard.digest.fingerprint`)
 into one shared, uncopied ``st.cache_resource`` (read in a background
-thread after an Overview that did not need them); every task's digest (ranks,
-roles, scores, verdicts, its per-instance table) is read from
+thread after a page that did not need them: the Overview, a task page's
+default view); every task's digest (ranks, roles, scores, verdicts, its
+page's unfiltered tables, filter options and metadata) is read from
 ``results/_digests/<task>.json``, which ``bench publish`` writes, when that
 file still describes the task's bundles (their content fingerprint and the
 digest version match), and computed from the records otherwise; either way
@@ -66,7 +67,8 @@ def main() -> None:
     def load() -> Data:
         return _load(args.results, args.store, key)
 
-    ctx = Ctx(shared_site(load, key, None if args.store else args.results), key, load)
+    results = None if args.store else args.results
+    ctx = Ctx(shared_site(load, key, results), key, load, results)
     st.caption(f"Source: {ctx.site.source}")
     for w in ctx.site.warnings:
         st.warning(w)
@@ -81,7 +83,7 @@ def main() -> None:
     RENDER[view](ctx)
     if ctx.loaded is None:
         # the page came from the digests alone: read the records now, in the background, so that
-        # the next page (a task, a method) finds them loaded
+        # the next page that needs them (a filter on a task page, a method, the provenance) finds them loaded
         threading.Thread(target=load, name="bench-lb-preload", daemon=True).start()
 
 

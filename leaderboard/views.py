@@ -23,14 +23,13 @@ from bench.report import (
     anytime_table,
     hardware_label,
     paper_table,
-    preferred_tier,
     speed_note,
     speed_probe_values,
     summary_table,
 )
 from bench.store import STATUSES
 from leaderboard import charts
-from leaderboard.data import Data
+from leaderboard.data import Data, read_paper_results
 from leaderboard.digest import (
     OVERVIEW_COLUMNS,
     VERDICT_MARKS,
@@ -39,9 +38,12 @@ from leaderboard.digest import (
     bundles_table,
     filter_overview,
     headline,
+    iparam_options,
     overview_table,
+    param_text,
     site_digest,
     site_from_results,
+    tag_options,
     task_tables,
 )
 
@@ -78,12 +80,13 @@ class Ctx:
     """What a page gets: the site's digests, the fingerprint ``key``, and the records on first use.
 
     ``data`` calls the app's loader (a shared ``st.cache_resource``) only when
-    a page reads it, so an Overview served from the digest cache never reads
-    a Parquet file.
+    a page reads it, so an Overview, or a task page's default view, served
+    from the digests never reads a Parquet file. ``results``: the published
+    results folder (None for a store).
     """
 
-    def __init__(self, site: Site, key: str, load: Any) -> None:
-        self.site, self.key, self._load = site, key, load
+    def __init__(self, site: Site, key: str, load: Any, results: str | None = None) -> None:
+        self.site, self.key, self._load, self.results = site, key, load, results
         self._data: Data | None = None
 
     @property
@@ -125,6 +128,12 @@ def _aggregate(_site: Site, key: str, tasks: tuple[str, ...]) -> pd.DataFrame:
 def _tables(_data: Data, key: str, task: str, tier: str, keys: tuple[str, ...]) -> TaskTables:
     df = _data.task_records(task, tier)
     return task_tables(df[df["key"].isin(keys)], _data.tasks[task]["meta"], _data.methods.get(task))
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _paper_results(results: str, task: str, bundle: str, key: str) -> list[dict[str, Any]] | None:
+    """The paper's numbers from ``claims.json`` of the bundle a digest names, shared and read-only; None if it fails its hash."""
+    return read_paper_results(results, task, bundle)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -191,26 +200,40 @@ def overview(ctx: Ctx) -> None:
     st.dataframe(agg, hide_index=True, key="agg_table")
 
 
-def _filters(data: Data, task: str, df: pd.DataFrame) -> pd.DataFrame:
-    """Sidebar filters on instance tags and parameters, method kind and methods."""
+def _filters(task: str, options: dict[str, Any] | None, records: Any) -> pd.DataFrame | None:
+    """Sidebar filters on method kind, instance tags and parameters, and methods.
+
+    Returns the filtered records, or None while every filter is at its
+    default and ``options`` (the digest's :func:`bench.digest.filter_options`)
+    gave the choices: then nothing was read, and the digest's unfiltered
+    tables are the page's. ``records()`` reads the tier's records (the first
+    filter that is not at its default, or ``options`` None, calls it).
+    """
+    df: pd.DataFrame | None = None if options is not None else records()
+
+    def narrow(keep: Any) -> None:
+        nonlocal df
+        base = records() if df is None else df
+        df = base[keep(base)]
+
     with st.sidebar:
-        kinds = sorted(df["kind"].unique())
+        kinds = options["kinds"] if df is None else sorted(df["kind"].unique())
         pick = st.multiselect("method kind", kinds, default=kinds, key=f"kind_{task}")
-        df = df[df["kind"].isin(pick)]
-        tags = sorted({t for s in df["instance_tags"].fillna("") for t in str(s).split(",") if t})
+        if df is not None or set(pick) != set(kinds):
+            narrow(lambda d: d["kind"].isin(pick))
+        tags = options["tags"] if df is None else tag_options(df)
         if tags:
             want = st.multiselect("instance tags (any of)", tags, default=[], key=f"tags_{task}")
             if want:
-                df = df[df["instance_tags"].fillna("").map(lambda s: bool(set(str(s).split(",")) & set(want)))]
-        for col in sorted(c for c in df.columns if c.startswith("iparam.")):
-            vals = sorted({str(v) for v in df[col].dropna()})
-            if 1 < len(vals) <= 50:
-                want = st.multiselect(f"instance {col[7:]}", vals, default=[], key=f"{col}_{task}")
-                if want:
-                    df = df[df[col].astype(str).isin(want)]
-        methods = sorted(df["method"].unique())
+                narrow(lambda d: d["instance_tags"].fillna("").map(lambda s: bool(set(str(s).split(",")) & set(want))))
+        for col, vals in (options["iparams"] if df is None else iparam_options(df)).items():
+            want = st.multiselect(f"instance {col[7:]}", vals, default=[], key=f"{col}_{task}")
+            if want:
+                narrow(lambda d, col=col, want=want: d[col].map(param_text).isin(want))
+        methods = options["methods"] if df is None else sorted(df["method"].unique())
         want = st.multiselect("methods", methods, default=methods, key=f"methods_{task}")
-        df = df[df["method"].isin(want)]
+        if df is not None or set(want) != set(methods):
+            narrow(lambda d: d["method"].isin(want))
     return df
 
 
@@ -232,21 +255,29 @@ def _style_rows(table: pd.DataFrame) -> Any:
     return table.style.apply(lambda _: css, subset=["method"], axis=0)
 
 
+def _records(ctx: Ctx, task: str, tier: str | None = None) -> pd.DataFrame:
+    """The task's records (of one tier), read on first use with a spinner: a filter or a plot the digest lacks needs them."""
+    if ctx.loaded is None:
+        with st.spinner("reading the records…"):
+            return ctx.data.task_records(task, tier)
+    return ctx.data.task_records(task, tier)
+
+
 def task_page(ctx: Ctx) -> None:
-    data, key = ctx.data, ctx.key
-    names = sorted(data.tasks)
+    """A task's page. Its default view (preferred tier, no filter, a plot the digest holds) comes from the digest alone;
+    another tier, a filter or the anytime plot reads the records (once, shared)."""
+    key = ctx.key
+    names = sorted(ctx.site.digests)
     task = st.sidebar.selectbox("task", names, index=_param_index(names, "task"), key="task")
     st.query_params["task"] = task
-    meta = data.tasks[task]["meta"]
-    all_df = data.task_records(task)
-    tiers = [t for t in ("smoke", "standard", "full") if t in set(all_df["tier"])]
+    digest = ctx.site.digests[task]
+    meta, tiers = digest.meta, digest.tiers
     if not tiers:
         st.header(esc(task))
-        empty_state(data)
+        empty_state(ctx.site)
         return
-    tier = st.sidebar.selectbox("tier", tiers, index=tiers.index(preferred_tier(all_df)), key=f"tier_{task}")
+    tier = st.sidebar.selectbox("tier", tiers, index=tiers.index(digest.tier), key=f"tier_{task}")
     st.header(f"{esc(task)} (v{esc(meta['version'])}), {esc(tier)} tier")
-    digest = ctx.site.digests[task]
     with st.container(border=True, key="headline"):
         st.markdown("  \n".join(esc(line) for line in headline(digest)))
     st.text(meta.get("description", ""))
@@ -255,26 +286,31 @@ def task_page(ctx: Ctx) -> None:
         st.text(f"Paper: {paper.get('title', '')} ({paper.get('venue', '')}) arXiv {paper.get('arxiv') or '–'}")
     norm = meta.get("normalization", {})
     st.caption(esc(f"Primary metric: {meta['primary']}. Normalised score: {norm.get('kind', '')} from {norm.get('zero')} (0) to {norm.get('one')} (1). {norm.get('description', '')}"))
-    df = _filters(data, task, data.task_records(task, tier))
-    if df.empty:
+    default = tier == digest.tier and digest.tables is not None
+    df = _filters(task, digest.filters if default else None, lambda: _records(ctx, task, tier))
+    if df is not None and df.empty:
         st.info("No runs match these filters.")
         return
-    st.caption(f"{len(df)} runs, {df['method'].nunique()} methods, {df['instance'].nunique()} instances after filters")
-    hw = sorted(set(hardware_label(df)))
+    if df is None:  # the digest's view: every number below was computed from these records, unfiltered
+        runs, n_methods, n_instances, hw, note = digest.runs, len(digest.filters["methods"]), digest.instances, digest.hardware, digest.speed_note
+    else:
+        runs, n_methods, n_instances = len(df), df["method"].nunique(), df["instance"].nunique()
+        hw, note = sorted(set(hardware_label(df))), speed_note(df)
+    st.caption(f"{runs} runs, {n_methods} methods, {n_instances} instances after filters")
     if len(hw) > 1:
         st.warning(
             f"These rows were run on {len(hw)} different machines ({'; '.join(hw)}): compare times only between rows "
             "of the same machine (see the hardware column)."
         )
-    if note := speed_note(df):
+    if note:
         st.warning(note[0].upper() + note[1:] + ".")
-    tables = digest.tables if tier == digest.tier and digest.tables is not None and len(df) == digest.runs else None
+    tables = digest.tables if default and (df is None or len(df) == digest.runs) else None
     if tables is None:  # a filter or another tier: computed once per selection
-        tables = _tables(data, key, task, tier, tuple(sorted(df["key"])))
+        tables = _tables(ctx.data, key, task, tier, tuple(sorted(df["key"])))
     table = tables.summary.copy()
     table.insert(0, "row", "measured here")
     primary = meta["primary"]
-    pt = paper_table(data.paper_results.get(task, []))
+    pt = paper_table(_task_paper_results(ctx, task, digest))
     shown = set(table["instance"])
     pr = pt[(pt["metric"] == primary) & pt["instance"].isin(shown)]
     paper_rows = pd.DataFrame({"row": pr["row"], "method": pr["method"], "kind": "paper-reported", "instance": pr["instance"],
@@ -319,7 +355,11 @@ def task_page(ctx: Ctx) -> None:
     plot = st.radio("plot", PLOTS, index=_param_index(list(PLOTS), "plot", 1), horizontal=True, key=f"plot_{task}", label_visibility="collapsed")
     if plot == "quality vs time":
         # a digest read from its file has no anytime traces (most of its size): computed once per selection
-        tr = tables.anytime if tables.anytime is not None else _anytime(data, key, task, tier, tuple(sorted(df["key"])))
+        if tables.anytime is None:
+            sel = _records(ctx, task, tier) if df is None else df
+            tr = _anytime(ctx.data, key, task, tier, tuple(sorted(sel["key"])))
+        else:
+            tr = tables.anytime
         if tr.empty:
             st.text("No run of this selection recorded checkpoints (anytime traces).")
         else:
@@ -346,6 +386,17 @@ def task_page(ctx: Ctx) -> None:
     if not pt.empty:
         with st.expander(f"every number the paper reports ({len(pt)} rows, not ours)"):
             st.dataframe(pt, hide_index=True)
+
+
+def _task_paper_results(ctx: Ctx, task: str, digest: Any) -> list[dict[str, Any]]:
+    """The paper's numbers for ``task``: the digest's, else its claims bundle's ``claims.json``, else the records' metadata."""
+    if digest.paper_results is not None:
+        return digest.paper_results
+    if ctx.results is not None and digest.claims_source:
+        got = _paper_results(ctx.results, task, digest.claims_source, ctx.key)
+        if got is not None:
+            return got
+    return ctx.data.paper_results.get(task, [])
 
 
 def claims_page(ctx: Ctx) -> None:

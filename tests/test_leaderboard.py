@@ -283,3 +283,41 @@ def test_an_unreadable_claim_is_reported_not_fatal(monkeypatch, results_copy):  
     v = _frame(at.dataframe[0]).set_index("claim")
     assert v.loc["mean-accurate", "verdict"] == "unreadable claim"
     assert v.loc["gpu-speed", "verdict"] == "not testable here"
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # the refused background preload
+def test_the_default_task_page_comes_from_the_digests_without_reading_a_record(monkeypatch, results_copy):  # noqa: F811
+    """A task page on its preferred tier, unfiltered, draws everything from the digest files; a filter reads the records."""
+    import threading
+
+    import leaderboard.data
+    from bench.bundle import load_bundles
+
+    reads = []
+
+    def refuse(*args, **kwargs):
+        reads.append(threading.current_thread().name)
+        raise AssertionError("the default task page read the records")
+
+    monkeypatch.setattr(leaderboard.data, "load_bundles", refuse)
+    at = _app(monkeypatch, results_copy, "Task", task="toy-mean", plot="performance profiles")
+    assert [r for r in reads if r != "bench-lb-preload"] == []  # only the background preload may try
+    table = _frame(at.dataframe[0])
+    ours = table[table["row"] == "measured here"]
+    assert set(ours["method"]) == {"toy-sample-mean", "toy-noisy", "toy-first", "toy-refine"}
+    assert set(table.loc[table["row"] == "reported by the paper", "instance"]) == {"mu0", "mu1"}  # from the claims bundle
+    assert any(m.value.startswith("Who wins") for m in at.markdown) and "Friedman" in _texts(at)
+    assert len(at.get("vega_lite_chart")) == 3  # the CD diagram and both profiles
+    options = {w.label: w.options for w in at.multiselect}
+    assert options["method kind"] == ["baseline", "method"] and "toy-noisy" in options["methods"]
+    at.radio(key="plot_toy-mean").set_value("Pareto: time vs quality").run()
+    assert not at.exception and [r for r in reads if r != "bench-lb-preload"] == []
+    # a filter needs the records: now they are read (and here refused)
+    at.multiselect(key="kind_toy-mean").set_value(["baseline"]).run()
+    assert [r for r in reads if r != "bench-lb-preload"] and at.exception
+    # with the records readable, the same filter shows the baselines only
+    monkeypatch.setattr(leaderboard.data, "load_bundles", load_bundles)
+    at.multiselect(key="kind_toy-mean").set_value(["baseline"]).run()
+    assert not at.exception
+    table = _frame(at.dataframe[0])
+    assert set(table.loc[table["row"] == "measured here", "kind"]) == {"baseline"}
