@@ -9,7 +9,11 @@ itself:
   (the form expected, or the closest known value of a field);
 - :func:`grid` spells a tier as the product of a few axes;
 - :class:`Catalog` is the closed list of a task's instances: ids listed by no
-  tier are refused with the closest listed ones.
+  tier are refused with the closest listed ones;
+- :class:`CatalogTask` is a :class:`~bench.task.Task` built on a catalogue: a
+  family implements ``generate``, ``reference`` and ``evaluate``, and gets
+  listing, id checks, cached read-only loading, digests and on-disk references
+  (``bench new-task`` writes one; ``tasks/knapsack`` is the worked example).
 
 >>> form = IdForm("demo", "{kind}-n{n}-s{seed}", kind=Choice(("a", "b")), n=Int(minimum=1), seed=Int())
 >>> form.parse("a-n10-s0")
