@@ -26,6 +26,21 @@ os.environ["BENCH_TEST_SESSION"] = SESSION
 os.environ.setdefault("BENCH_STORE", str(Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-test-store-{os.getpid()}"))
 
 
+def run_toy_sweep(store: Path, methods: tuple[str, ...], seeds: int) -> Path:
+    """A finished toy-mean sweep of ``methods`` into ``store`` (quietly; fails the test on a non-zero exit)."""
+    import contextlib
+    import io
+
+    from bench.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--method", *methods, "--seeds", str(seeds),
+                   "--store", str(store), "--no-progress", "--jobs", "2"])  # fmt: skip
+    assert rc == 0, err.getvalue()
+    return store
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> Path:
     return tmp_path / "runs"

@@ -6,9 +6,7 @@ the bundles in ``results/`` themselves are in ``test_results_policy.py``.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
 import json
 import shutil
 import subprocess
@@ -17,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import PLUGINS, TOY_METHODS
+from conftest import PLUGINS, TOY_METHODS, run_toy_sweep
 
 from bench import wire
 from bench.bundle import (
@@ -36,15 +34,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def _toy_sweep(tmp_path_factory):
     """One finished toy-mean sweep (2 seeds, 2 methods) for the whole module."""
-    from bench.cli import main
-
-    store = tmp_path_factory.mktemp("toy-sweep") / "runs"
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(["run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--method", "toy-sample-mean", "toy-noisy",
-                   "--seeds", "2", "--store", str(store), "--no-progress", "--jobs", "2"])  # fmt: skip
-    assert rc == 0, err.getvalue()
-    return store
+    return run_toy_sweep(tmp_path_factory.mktemp("toy-sweep") / "runs", ("toy-sample-mean", "toy-noisy"), 2)
 
 
 @pytest.fixture

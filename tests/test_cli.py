@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import getpass
-import io
 import json
 import shutil
 import warnings
@@ -12,7 +10,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import TOY_METHODS
+from conftest import TOY_METHODS, run_toy_sweep
 
 TOY3 = ("toy-sample-mean", "toy-noisy", "toy-first")
 
@@ -22,15 +20,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def _toy_sweep(tmp_path_factory):
     """One finished toy-mean sweep (3 seeds) for the whole module (a sweep costs seconds)."""
-    from bench.cli import main
-
-    store = tmp_path_factory.mktemp("toy-sweep") / "runs"
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(["run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--method", *TOY3, "--seeds", "3",
-                   "--store", str(store), "--no-progress", "--jobs", "2"])  # fmt: skip
-    assert rc == 0, err.getvalue()
-    return store
+    return run_toy_sweep(tmp_path_factory.mktemp("toy-sweep") / "runs", TOY3, 3)
 
 
 @pytest.fixture
