@@ -34,9 +34,19 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
-from bench.registry import register_task
 from bench.instances import Catalog, CatalogTask, Choice, Float, IdForm, Int, grid
-from bench.task import Instance, InstanceSpec, InvalidSolution, Metric, Normalization, Paper, Reference, Session, TaskMeta
+from bench.registry import register_task
+from bench.task import (
+    Instance,
+    InstanceSpec,
+    InvalidSolution,
+    Metric,
+    Normalization,
+    Paper,
+    Reference,
+    Session,
+    TaskMeta,
+)
 from tasks.decentralized.gossip import (
     GossipSession,
     Simulator,
