@@ -1,4 +1,4 @@
-"""Step-size grids of the decentralized-optimization baselines, on the standard tier's instances.
+"""Step-size grids of the decentralized-optimization methods and baselines, on the standard tier's instances.
 
 Usage: python scripts/decentralized/tune_steps.py [--loss ridge] [--seeds 0]
 
@@ -22,6 +22,7 @@ from baselines.decentralized.extra import EXTRA
 from baselines.decentralized.network_dane import NetworkDANE
 from bench.registry import get_task
 from bench.task import InvalidSolution
+from methods.decentralized.spdo import SPDO
 from tasks.decentralized.gossip import run_inline
 
 GRIDS = {
@@ -29,6 +30,7 @@ GRIDS = {
     "diging": (DIGing, "step", (0.25, 0.125, 0.0625, 0.03125)),
     "extra": (EXTRA, "step", (1.0, 0.5, 0.25)),
     "network-dane": (NetworkDANE, "mu", (0.1, 0.3, 1.0, 3.0)),
+    "spdo": (SPDO, "lam", (0.03, 0.1, 0.3, 1.0)),
 }
 
 
