@@ -34,6 +34,10 @@ Deviations
   differs only on test points within one level of the threshold.
 - The official evaluation draws, for each test point, a random device whose
   threshold it uses; the task scores every device on the whole test set.
+- A cumulative mass equal to the target up to ``1e-12`` reaches it (ties
+  as in exact arithmetic); the official ``np.sum(p[:m]) >= target`` lets
+  float rounding decide them, which matters only once ``eps`` is below
+  ``1e-12`` (a complete graph: one round is exact averaging).
 - ``N``, ``K`` and every ``n_k`` (for ``eps``) are read from the public
   ``calib_sizes``, as the official code reads them from the pooled data.
 """
@@ -68,10 +72,15 @@ def consensus_bound(k: int, m: int, rounds: int, gap: float, sizes: np.ndarray) 
     return float(k * np.sqrt(2 * k * m) * np.power(1.0 - gap, rounds) / n * spread)
 
 
+#: Ties between a cumulative mass and the target are decided as in exact arithmetic: at
+#: consensus both are multiples of 1/N, and float rounding of the sums would otherwise decide.
+TIE_TOL = 1e-12
+
+
 def read_thresholds(hist: np.ndarray, grid: np.ndarray, target: float) -> np.ndarray:
     """Each row's smallest level whose cumulative mass reaches ``target`` (the top level if none)."""
     cs = np.cumsum(hist, axis=1)
-    reach = cs >= target
+    reach = cs >= target - TIE_TOL
     j = np.where(reach.any(axis=1), np.argmax(reach, axis=1), grid.size - 1)
     return grid[j]
 

@@ -85,7 +85,8 @@ def solve_local(x0: np.ndarray, shift: np.ndarray, slope: np.ndarray, level: flo
         xn = x - r / (h + slope)
         bracketed = np.isfinite(lo) & np.isfinite(hi)
         outside = (xn <= lo) | (xn >= hi)
-        xn = np.where(bracketed & outside, 0.5 * (lo + hi), xn)
+        mid = 0.5 * (np.where(bracketed, lo, 0.0) + np.where(bracketed, hi, 0.0))
+        xn = np.where(bracketed & outside, mid, xn)
         if np.all((np.abs(xn - x) <= 2e-16 * np.maximum(1.0, np.abs(x))) | (r == 0)):
             return np.where(r == 0, x, xn)
         x = xn
