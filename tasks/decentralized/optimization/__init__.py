@@ -65,8 +65,6 @@ EPSILONS = (1e-4, 1e-8)
 #: Samples per node, and the l2 weight of every local function.
 SAMPLES = 500
 LAMBDA = 1e-3
-#: Communication rounds a job may use, per tier of size.
-MAX_ROUNDS = {"smoke": 400, "default": 2000}
 #: Actions per round allowed (local steps between rounds included).
 STEPS_PER_ROUND = 64
 
@@ -93,7 +91,7 @@ CATALOG = Catalog(
         "smoke": grid(loss=("ridge",), graph=("ring",), n=(16,), d=(10,), delta=(0.1,), rounds=(400,), seed=(0,))
         + grid(loss=("logistic",), graph=("torus",), n=(16,), d=(10,), delta=(0.1,), rounds=(400,), seed=(0,)),
         "standard": grid(
-            loss=LOSSES, graph=("ring", "torus", "er"), n=(16,), d=(20,), delta=(0.01, 0.1, 1.0), rounds=(2000,), seed=(0, 1, 2)
+            loss=LOSSES, graph=("ring", "torus", "er"), n=(16,), d=(20,), delta=(0.01, 0.1, 1.0), rounds=(1000,), seed=(0, 1, 2)
         ),
         "full": grid(
             loss=LOSSES, graph=("ring", "torus", "er"), n=(16, 64), d=(20, 50), delta=(0.0, 0.01, 0.1, 0.3, 1.0), rounds=(5000,), seed=(0, 1, 2, 3, 4)
