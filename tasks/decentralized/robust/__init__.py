@@ -109,7 +109,7 @@ CATALOG = Catalog(
     IdForm(
         "robust-gossip",
         "{workload}-{graph}-n{n}-d{d}-b{b}-{place}-{attack}-r{rounds}-s{seed}",
-        example="consensus-cliques-n20-d10-b2-cut-spectral-r100-s0",
+        example="consensus-twoworlds-n20-d10-b3-cut-spectral-r100-s0",
         workload=Choice(WORKLOADS, what="workload"),
         graph=Choice(GRAPHS, what="graph"),
         n=Int(label="nodes", minimum=3),
@@ -121,7 +121,7 @@ CATALOG = Catalog(
         seed=Int(),
     ),
     {
-        "smoke": grid(workload=("consensus",), graph=("cliques",), n=(20,), d=(10,), b=(2,), place=("cut",), attack=("spectral",), rounds=(100,), seed=(0,))
+        "smoke": grid(workload=("consensus",), graph=("twoworlds",), n=(20,), d=(10,), b=(3,), place=("cut",), attack=("spectral",), rounds=(100,), seed=(0,))
         + grid(workload=("dsgd",), graph=("chords",), n=(16,), d=(10,), b=(1,), place=("random",), attack=("large",), rounds=(100,), seed=(0,)),
         "standard": _sweep("consensus", "twoworlds", 20, 10, (1, 2, 3, 4, 5, 6), "cut", _ALL, 200)
         + _sweep("consensus", "erdense", 20, 10, (1, 2, 3, 4, 5, 6), "cut", _ALL, 200)
