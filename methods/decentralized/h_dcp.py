@@ -34,10 +34,11 @@ Deviations
   differs only on test points within one level of the threshold.
 - The official evaluation draws, for each test point, a random device whose
   threshold it uses; the task scores every device on the whole test set.
-- A cumulative mass equal to the target up to ``1e-12`` reaches it (ties
-  as in exact arithmetic); the official ``np.sum(p[:m]) >= target`` lets
-  float rounding decide them, which matters only once ``eps`` is below
-  ``1e-12`` (a complete graph: one round is exact averaging).
+- Ties between a cumulative mass and ``level + eps`` are decided as in
+  exact arithmetic once ``eps < 1e-12`` (see :func:`read_thresholds`); the
+  official ``np.sum(p[:m]) >= target`` lets float rounding decide them
+  (a complete graph, where one round is exact averaging and ``eps = 0``,
+  or a torus after 150 rounds, ``eps ~ 1e-30``).
 - ``N``, ``K`` and every ``n_k`` (for ``eps``) are read from the public
   ``calib_sizes``, as the official code reads them from the pooled data.
 """
@@ -72,15 +73,25 @@ def consensus_bound(k: int, m: int, rounds: int, gap: float, sizes: np.ndarray) 
     return float(k * np.sqrt(2 * k * m) * np.power(1.0 - gap, rounds) / n * spread)
 
 
-#: Ties between a cumulative mass and the target are decided as in exact arithmetic: at
-#: consensus both are multiples of 1/N, and float rounding of the sums would otherwise decide.
+#: Below this, a difference between a cumulative mass and the level is float noise: at
+#: (near) consensus both are multiples of 1/N, and the sums' rounding would decide ties.
 TIE_TOL = 1e-12
 
 
-def read_thresholds(hist: np.ndarray, grid: np.ndarray, target: float) -> np.ndarray:
-    """Each row's smallest level whose cumulative mass reaches ``target`` (the top level if none)."""
+def read_thresholds(hist: np.ndarray, grid: np.ndarray, level: float, eps: float) -> np.ndarray:
+    """Each row's smallest level ``S_m`` whose cumulative mass reaches ``level + eps`` (``S_M`` if none).
+
+    Ties are decided as in exact arithmetic: with ``eps = 0`` a mass equal to
+    ``level`` (within :data:`TIE_TOL`) reaches it; with ``0 < eps < TIE_TOL``
+    it does not; above, the plain float test ``mass >= level + eps`` (the official one).
+    """
     cs = np.cumsum(hist, axis=1)
-    reach = cs >= target - TIE_TOL
+    if eps == 0.0:
+        reach = cs >= level - TIE_TOL
+    elif eps < TIE_TOL:
+        reach = cs >= level + TIE_TOL
+    else:
+        reach = cs >= level + eps
     j = np.where(reach.any(axis=1), np.argmax(reach, axis=1), grid.size - 1)
     return grid[j]
 
@@ -110,8 +121,8 @@ class HDCP(NodeProgram):
         x = local_histograms(np.asarray(self.data["scores"], dtype=np.float64), grid, n_total)
         done = 0
         for t in range(min(t_max, self.rounds_left)):
-            q = read_thresholds(x, grid, level + consensus_bound(k, m, t, gap, sizes))
+            q = read_thresholds(x, grid, level, consensus_bound(k, m, t, gap, sizes))
             x = yield mix(x, report=q[:, None])
             done = t + 1
-        q = read_thresholds(x, grid, level + consensus_bound(k, m, done, gap, sizes))
+        q = read_thresholds(x, grid, level, consensus_bound(k, m, done, gap, sizes))
         return q[:, None]
