@@ -71,6 +71,12 @@ __all__ = ["SPDO"]
     version="1",
     params={"lam": 0.3, "local_steps": 10},
     deterministic=True,
+    deviations=(
+        "UNVERIFIED update rule: the paper's algorithm box could not be read, so this is our reading "
+        "(decentralized S-DANE: gradient tracking, inexact local prox with 10 gradient steps, stabilised "
+        "centre step, one round of [u, s] per iteration); no accelerated variant, no multi-round gossip; "
+        "lam = 0.3 L chosen by the same divergence rule as the baselines' steps on master seed 0."
+    ),
 )
 class SPDO(NodeProgram):
     """Decentralized S-DANE with gradient tracking (our reading of SPDO; UNVERIFIED)."""
