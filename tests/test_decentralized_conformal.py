@@ -16,7 +16,7 @@ from bench.registry import get_task
 from bench.task import InvalidSolution
 from common.decentralized.program import NodeProgram, mix
 from methods.decentralized.h_dcp import HDCP
-from methods.decentralized.q_dcp import QDCP, solve_local, smooth_pinball_grad
+from methods.decentralized.q_dcp import QDCP, smooth_pinball_grad, solve_local
 from tasks.decentralized.conformal import CATALOG, MAX_ROUNDS, settling_round
 from tasks.decentralized.conformal.scores import coverage_and_size, make_scores, split_cp_quantile
 from tasks.decentralized.gossip import run_inline

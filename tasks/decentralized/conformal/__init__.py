@@ -40,7 +40,17 @@ import numpy as np
 
 from bench.instances import Catalog, CatalogTask, Choice, Float, IdForm, Int, grid
 from bench.registry import register_task
-from bench.task import Instance, InstanceSpec, InvalidSolution, Metric, Normalization, Paper, Reference, Session, TaskMeta
+from bench.task import (
+    Instance,
+    InstanceSpec,
+    InvalidSolution,
+    Metric,
+    Normalization,
+    Paper,
+    Reference,
+    Session,
+    TaskMeta,
+)
 from tasks.decentralized.conformal.scores import (
     DATASETS,
     SPLITS,
