@@ -104,6 +104,13 @@ def read_thresholds(hist: np.ndarray, grid: np.ndarray, level: float, eps: float
     version="1",
     params={"levels": 1000, "rounds": 150},
     deterministic=True,
+    deviations=(
+        "Levels linspace(0, 1, M+1) instead of linspace(min, max, M+1) of the pooled calibration softmax matrix "
+        "(a global quantity); ties between a cumulative mass and the target decided as in exact arithmetic once "
+        "eps < 1e-12 (the official float test lets rounding decide); sets formed by the task from unquantised "
+        "test scores, every device scored on the whole test set (the official evaluation quantises test "
+        "probabilities and gives each test point a random device); N and every n_k public."
+    ),
 )
 class HDCP(NodeProgram):
     """``levels`` = M quantisation levels, ``rounds`` = T gossip rounds (the official defaults)."""

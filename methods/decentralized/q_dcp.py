@@ -127,6 +127,12 @@ def admm_constants(data: dict, kappa: float, mu: float, self_loops: bool) -> dic
     version="1",
     params={"rounds": 1500, "kappa": 2000.0, "mu": 2000.0, "eps0": 0.1, "self_loops": True},
     deterministic=True,
+    deviations=(
+        "Exactly T ADMM iterations (the official loop also stops on the global test ||x+ - x|| < 1e-6); "
+        "safeguarded Newton to machine precision instead of scipy fsolve for the local equation; q0, mean(x) "
+        "and the dual variables for eps_T are flooded over the graph (counted) where the official code reads "
+        "them centrally; the DSGD path's Chebyshev mixing is not implemented (the default ADMM path does not use it)."
+    ),
 )
 class QDCP(NodeProgram):
     """``rounds`` = T ADMM iterations, ``kappa`` smoothing, ``mu`` regulariser, ``eps0`` the official epsilon_0."""
