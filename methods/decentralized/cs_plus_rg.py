@@ -40,6 +40,11 @@ __all__ = ["CSPlusRG"]
     version="1",
     params={"eta": 1.0, "lr": 1.0, "decay": 0.05, "bound": "local"},
     deterministic=True,
+    deviations=(
+        "Metropolis weights of the whole graph (Byzantine nodes are vertices of it), not the paper code's weights with f extra "
+        "Byzantine edges per honest node; eta = 1/mu_max(I - W) of the whole weighted graph; the threshold is always a neighbour's "
+        "norm (the code can pick a non-neighbour's, same set clipped); D-SGD with a constant-then-1/t step, no momentum."
+    ),
 )
 class CSPlusRG(RobustGossip):
     """CS+-RG: clip the largest weight-``2b`` differences (see the module docstring)."""
