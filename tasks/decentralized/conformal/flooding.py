@@ -23,8 +23,6 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from common.decentralized.program import exchange
-
 __all__ = ["diameter", "flood", "graph_edges"]
 
 
@@ -60,7 +58,8 @@ def flood(data: dict[str, Any], rows: np.ndarray) -> Generator[dict[str, Any], A
     table[np.arange(n), np.arange(n)] = rows
     mask = np.asarray(data["neighbour_mask"], dtype=bool)
     for _ in range(diameter(data)):
-        got = yield exchange(np.hstack([table.reshape(n, n * d), known.astype(np.float64)]))
+        # the simulator's exchange action (tasks/decentralized/gossip.py), spelt out: tasks/ may not import common/
+        got = yield {"op": "exchange", "x": np.hstack([table.reshape(n, n * d), known.astype(np.float64)])}
         got = np.asarray(got)
         nb_known = (got[:, :, n * d :] > 0.5) & mask[:, :, None]  # (n, D, n)
         nb_rows = got[:, :, : n * d].reshape(n, -1, n, d)
