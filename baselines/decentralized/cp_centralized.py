@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from bench import method
+from common.decentralized.flooding import flood
 from common.decentralized.program import NodeProgram, Program
-from tasks.decentralized.conformal.flooding import flood
 from tasks.decentralized.conformal.scores import split_cp_rank
 
 __all__ = ["CentralizedCP"]

@@ -27,7 +27,7 @@ enter ``N_k``, the edge count ``E`` and ``M_plus``).
 
 Where the official code reads pooled values (``q0``; ``mean(x)`` and
 ``pinv(M_minus) a`` in ``eps_T``) the devices *flood* them over the graph
-(:mod:`tasks.decentralized.conformal.flooding`): ``diameter`` rounds before
+(:mod:`common.decentralized.flooding`): ``diameter`` rounds before
 the ADMM (one scalar per node) and after it (two), counted by the simulator.
 After the final flood every device holds the same threshold, as the official
 code's single ``q_hat``. Every ADMM round reports ``x_k + sqrt(2 N log 2 /
@@ -54,8 +54,8 @@ import numpy as np
 from scipy.special import expit
 
 from bench import method
+from common.decentralized.flooding import flood, graph_edges
 from common.decentralized.program import NodeProgram, Program, exchange
-from tasks.decentralized.conformal.flooding import flood, graph_edges
 
 __all__ = ["QDCP", "admm_constants", "smooth_pinball_grad", "solve_local"]
 

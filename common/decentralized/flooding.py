@@ -10,8 +10,8 @@ everything" on this graph. Q-DCP uses it for its correction terms (the
 official code computes them on pooled values) and the centralised baseline
 for all the scores.
 
-It lives beside the task, not in ``common/decentralized/``, only because this
-issue's files are limited to the task's folder; see the README.
+It is method-side code, so it lives in ``common/decentralized/``, beside the
+generator helper :mod:`common.decentralized.program`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
+
+from common.decentralized.program import exchange
 
 __all__ = ["diameter", "flood", "graph_edges"]
 
@@ -58,8 +60,7 @@ def flood(data: dict[str, Any], rows: np.ndarray) -> Generator[dict[str, Any], A
     table[np.arange(n), np.arange(n)] = rows
     mask = np.asarray(data["neighbour_mask"], dtype=bool)
     for _ in range(diameter(data)):
-        # the simulator's exchange action (tasks/decentralized/gossip.py), spelt out: tasks/ may not import common/
-        got = yield {"op": "exchange", "x": np.hstack([table.reshape(n, n * d), known.astype(np.float64)])}
+        got = yield exchange(np.hstack([table.reshape(n, n * d), known.astype(np.float64)]))
         got = np.asarray(got)
         nb_known = (got[:, :, n * d :] > 0.5) & mask[:, :, None]  # (n, D, n)
         nb_rows = got[:, :, : n * d].reshape(n, -1, n, d)
