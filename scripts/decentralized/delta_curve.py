@@ -39,7 +39,7 @@ def curve_table(results: str | Path = "results") -> pd.DataFrame:
         return pd.DataFrame()
     df = df[(df["tier"] == "standard") & (df["status"] == "ok")]
     df = registered_records(df, b.methods.get(TASK, {}))
-    delta = pd.to_numeric(df["param.delta"], errors="coerce")
+    delta = pd.to_numeric(df["iparam.delta"], errors="coerce")
     num = {k: pd.to_numeric(df[f"metric.{k}"], errors="coerce") for k in ("rounds_eps8", "grads_eps8", "reached_eps8", "prox_calls")}
     frame = pd.DataFrame({"method": df["method"], "kind": df["kind"], "delta": delta, **num})
     rows = []
