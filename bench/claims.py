@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from bench.stats import cluster_bootstrap_ci, stratified_bootstrap_ci
+from bench.stats import cluster_bootstrap_ci, instance_bootstrap_ci, stratified_bootstrap_ci
 
 __all__ = [
     "Comparison", "Claim", "Verdict", "verdict", "configuration", "registered_records", "is_registered", "registered_params",
@@ -59,6 +59,13 @@ class Comparison(BaseModel):
     paired bootstrap over seeds) is ``op value``. ``baseline = "best-other"``
     takes, per instance, the other method with the highest final mean value.
 
+    ``resample`` (``threshold`` and ``versus``): what the 95% CI resamples. ``runs``
+    (default): seeds within each instance, the instance set fixed;
+    ``repetitions``: whole repetitions, for runs that share a random draw across
+    instances; ``instances``: whole instances, for instances that are random draws
+    (generated data) on which the methods are deterministic, so that every seed
+    gives the same value and a within-instance interval would have zero width.
+
     ``censored_at`` (``versus`` only): values at or above it were stopped by a
     budget cap (a training time at the cap says only "at least this long").
     A pair in which *both* values are censored says nothing about which is
@@ -78,7 +85,7 @@ class Comparison(BaseModel):
     margin: float = 0.0
     x_metric: str | None = None
     censored_at: float | None = None
-    resample: Literal["runs", "repetitions"] = "runs"
+    resample: Literal["runs", "repetitions", "instances"] = "runs"
 
     @model_validator(mode="after")
     def _complete(self) -> Comparison:
@@ -97,7 +104,7 @@ class Comparison(BaseModel):
     def describe(self) -> str:
         if self.kind == "saving":
             return f"label saving of {self.method} vs {self.baseline} on {self.metric}* curves {self.op} {self.value:g}"
-        r = "; CI resamples repetitions" if self.resample == "repetitions" else ""
+        r = f"; CI resamples {self.resample}" if self.resample != "runs" else ""
         if self.kind == "threshold":
             return f"mean {self.metric} of {self.method} {self.op} {self.value:g}" + (f" ({r[2:]})" if r else "")
         m = f" + {self.margin:g}" if self.margin else ""
@@ -269,13 +276,16 @@ def verdict(
     - ``not testable here`` when the claim says so, or when the results hold no
       run of the claim's method (and baseline) on its tier and instances.
     - ``inconclusive`` when some instance has no valid (``ok``) run, when any
-      instance has fewer than 2 seeds (no CI), or when the 95% CI straddles the
-      threshold.
+      instance has fewer than 2 seeds (no CI; with ``resample = "instances"``: fewer
+      than 2 instances), or when the 95% CI straddles the threshold.
     - ``confirmed`` / ``contradicted`` when the whole CI is on one side.
 
     Intervals are stratified bootstraps over seeds within instances
     (:func:`bench.stats.stratified_bootstrap_ci`), or over whole repetitions when the
-    comparison says ``resample = "repetitions"`` (:func:`bench.stats.cluster_bootstrap_ci`). Each method's runs are those of its
+    comparison says ``resample = "repetitions"`` (:func:`bench.stats.cluster_bootstrap_ci`),
+    or over whole instances with ``resample = "instances"``
+    (:func:`bench.stats.instance_bootstrap_ci`: for instances that are random draws, on which
+    deterministic methods give the same value at every seed). Each method's runs are those of its
     registered configuration (:func:`configuration`; ``methods`` maps a method's name to its
     metadata, as a bundle's ``methods.json`` holds it), and ``versus`` pairs runs with the same
     job seed.
@@ -359,6 +369,8 @@ def verdict(
     n_runs = int(sum(len(s) for s in strata))
     if cmp_.resample == "repetitions":
         est, lo, hi = cluster_bootstrap_ci(*runs, seed=seed, n_boot=n_boot)
+    elif cmp_.resample == "instances":
+        est, lo, hi = instance_bootstrap_ci(strata, seed=seed, n_boot=n_boot)
     else:
         est, lo, hi = stratified_bootstrap_ci(strata, seed=seed, n_boot=n_boot)
     out = Verdict(claim.id, "inconclusive", est, lo, hi, len(strata), n_runs, evidence=evidence)
@@ -366,8 +378,11 @@ def verdict(
         out.reason = f"metric {cmp_.metric!r} missing from the results"
         return out
     if math.isnan(lo):
-        unit = "repetitions" if cmp_.resample == "repetitions" else "seeds"
-        out.reason = f"needs at least 2 {unit} per instance for a confidence interval"
+        if cmp_.resample == "instances":
+            out.reason = "needs at least 2 instances for a confidence interval"
+        else:
+            unit = "repetitions" if cmp_.resample == "repetitions" else "seeds"
+            out.reason = f"needs at least 2 {unit} per instance for a confidence interval"
         return out
     out.verdict = _decide(cmp_.op, thr, lo, hi)
     if out.verdict == "confirmed":

@@ -19,6 +19,7 @@ __all__ = [
     "bootstrap_ci",
     "stratified_bootstrap_ci",
     "cluster_bootstrap_ci",
+    "instance_bootstrap_ci",
     "mean_of_means",
     "iqm",
     "stratified_bootstrap_aggregate",
@@ -195,6 +196,51 @@ def cluster_bootstrap_ci(
     with np.errstate(invalid="ignore", divide="ignore"):
         per_instance = (weights @ sums) / boot_counts
     boots = np.nanmean(per_instance, axis=1)
+    lo, hi = np.quantile(boots, [alpha / 2, 1 - alpha / 2])
+    return (est, float(lo), float(hi))
+
+
+def instance_bootstrap_ci(
+    strata: Sequence[Sequence[float] | np.ndarray],
+    *,
+    seed: int = 0,
+    n_boot: int = 5000,
+    alpha: float = 0.05,
+) -> tuple[float, float, float]:
+    """Point estimate and CI of the mean-of-means, resampling whole instances.
+
+    Use it when the instances are themselves random draws (generated data
+    with a seed) and the runs on one instance barely vary or not at all, as
+    with deterministic methods on a deterministic task: resampling runs
+    within each instance (:func:`stratified_bootstrap_ci`) then gives a
+    zero-width interval, exact for those instances but silent about another
+    draw of them. Here each replicate draws instances with replacement and
+    averages their means, so the interval says how much the estimate moves
+    from one draw of the instance set to another.
+
+    Parameters
+    ----------
+    strata
+        ``n_instances`` arrays of runs (NaNs are dropped).
+
+    Returns
+    -------
+    (estimate, low, high)
+        The estimate is :func:`mean_of_means`. ``low``/``high`` are NaN with
+        fewer than 2 instances; an instance with no value makes all three NaN.
+    """
+    arrs = [np.asarray(s, dtype=float) for s in strata]
+    arrs = [a[~np.isnan(a)] for a in arrs]
+    if not arrs or any(a.size == 0 for a in arrs):
+        return (float("nan"), float("nan"), float("nan"))
+    means = np.array([a.mean() for a in arrs])
+    est = float(means.mean())
+    if means.size < 2:
+        return (est, float("nan"), float("nan"))
+    if np.all(means == means[0]):
+        return (est, est, est)
+    rng = np.random.default_rng(seed)
+    boots = means[rng.integers(0, means.size, size=(n_boot, means.size))].mean(axis=1)
     lo, hi = np.quantile(boots, [alpha / 2, 1 - alpha / 2])
     return (est, float(lo), float(hi))
 

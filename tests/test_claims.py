@@ -570,3 +570,34 @@ def test_resample_is_rejected_for_saving_comparisons():
         Comparison(kind="saving", method="a", baseline="b", metric="acc", x_metric="n", op=">=", value=0.0, resample="repetitions")
     with pytest.raises(ValidationError):
         Comparison(kind="threshold", method="a", metric="acc", op=">=", value=0.0, resample="clusters")
+
+
+# ----------------------------------------------------------------------------- resample = "instances"
+
+
+def test_resampling_instances_gives_deterministic_methods_an_interval_over_the_instance_draws():
+    # a deterministic method: every seed gives the same value, instances (data draws) differ
+    vals = {f"s{i}": [v] * 3 for i, v in enumerate([0.2, -0.4, 0.1, 0.5, -0.3, 0.3])}
+    df = frame(runs("ros", vals))
+    by_runs = judge(threshold(">=", -0.5), df)
+    # within-instance resampling: no spread at all, so an exact (zero-width) interval
+    assert by_runs.ci_low == by_runs.ci_high == pytest.approx(0.4 / 6)
+    cmp_ = Comparison(kind="threshold", method="ros", metric="score", op=">=", value=-0.5, resample="instances")
+    v = judge(make_claim(cmp_), df)
+    assert v.estimate == pytest.approx(0.4 / 6) and v.ci_low < -0.1 and v.ci_high > 0.2
+    assert v.verdict == "confirmed" and v.n_instances == 6 and v.n_runs == 18
+    cmp_ = Comparison(kind="threshold", method="ros", metric="score", op=">=", value=0.0, resample="instances")
+    assert judge(make_claim(cmp_), df).verdict == "inconclusive"  # exact by runs: confirmed (0.067 >= 0)
+    assert judge(threshold(">=", 0.0), df).verdict == "confirmed"
+    assert "CI resamples instances" in cmp_.describe()
+
+
+def test_versus_resampling_instances_pairs_first_and_needs_two_instances():
+    ours = runs("ros", {"s0": [1.0, 1.0], "s1": [2.0, 2.0], "s2": [0.0, 0.0]})
+    theirs = runs("greedy", {"s0": [0.5, 0.5], "s1": [2.5, 2.5], "s2": [-1.0, -1.0]}, kind="baseline")
+    cmp_ = Comparison(kind="versus", method="ros", baseline="greedy", metric="score", op=">", margin=0.0, resample="instances")
+    v = judge(make_claim(cmp_), frame(ours + theirs))
+    # paired differences 0.5, -0.5, 1.0 per instance: mean 1/3, and an interval that spans 0
+    assert v.estimate == pytest.approx(1 / 3) and v.ci_low < 0 < v.ci_high and v.verdict == "inconclusive"
+    one = judge(make_claim(cmp_, instances=["s0"]), frame(ours + theirs))
+    assert one.verdict == "inconclusive" and "2 instances" in one.reason

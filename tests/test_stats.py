@@ -416,3 +416,18 @@ def test_prediction_bounds_cover_one_new_run_and_do_not_shrink_to_the_mean():
     p_lo, p_hi = t_prediction_bounds(x)
     assert m_hi - m_lo < 0.3 and 3.0 < p_hi - p_lo < 3.6  # 2 * 1.645 * 1.0: the spread of one run, not of the mean
     assert all(math.isnan(v) for v in t_prediction_bounds([1.0, nan]))
+
+
+def test_instance_bootstrap_resamples_instance_means():
+    from bench.stats import instance_bootstrap_ci
+
+    strata = [np.full(3, v) for v in (1.0, 2.0, 3.0, 4.0)]
+    est, lo, hi = instance_bootstrap_ci(strata, seed=0, n_boot=4000)
+    b_lo, b_hi = bootstrap_ci(np.array([1.0, 2.0, 3.0, 4.0]), seed=0, n_boot=4000)
+    assert est == 2.5 and lo == pytest.approx(b_lo, abs=0.05) and hi == pytest.approx(b_hi, abs=0.05)
+    # an instance's runs count through their mean: more runs on one instance do not weigh more
+    assert instance_bootstrap_ci([[1.0, 1.0, 1.0, 1.0], [3.0]], seed=0)[0] == 2.0
+    # one instance: no interval; equal instance means: exact; an empty instance: nothing
+    assert math.isnan(instance_bootstrap_ci([[1.0, 2.0]])[1])
+    assert instance_bootstrap_ci([[1.0, 3.0], [2.0]]) == (2.0, 2.0, 2.0)
+    assert all(math.isnan(x) for x in instance_bootstrap_ci([[1.0], [nan]]))
