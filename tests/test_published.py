@@ -133,3 +133,16 @@ def test_the_manifold_quality_target_table_is_what_its_script_prints(capsys):
     # the paper's configuration is behind rsgm on SO(6): the interval is computed, not written
     t = quality_target.target_table(RESULTS).set_index(["model", "instance"])
     assert t.loc[("projected-diffusion", "so6"), "reading"] == "behind" and t.loc[("projected-diffusion", "so6"), "pairs"] == 3
+
+
+def test_the_spdo_delta_curve_table_is_what_its_script_prints(capsys):
+    """tasks/decentralized/optimization/README.md quotes `scripts/decentralized/delta_curve.py` on the published bundle."""
+    delta_curve = load_script("scripts/decentralized/delta_curve.py")
+
+    delta_curve.main(["--results", str(RESULTS)])
+    printed = capsys.readouterr().out
+    assert_readme_quotes(printed, ROOT / "tasks" / "decentralized" / "optimization" / "README.md", "| 0.01 |", 5)
+    assert_readme_quotes(printed, ROOT / "tasks" / "decentralized" / "optimization" / "README.md", "| 1 |", 5)
+    # spdo makes no exact prox call; network-dane one per round
+    t = delta_curve.curve_table(RESULTS).set_index(["method", "delta"])
+    assert t.loc[("spdo", 0.01), "prox"] == 0 and t.loc[("network-dane", 0.01), "prox"] > 0
