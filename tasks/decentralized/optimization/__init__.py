@@ -284,8 +284,9 @@ class DecentralizedOptimization(CatalogTask):
         family="decentralized",
         area="distributed optimisation",
         paper=Paper(
-            title="Exploiting Similarity for Computation and Communication Efficient Decentralized Optimization (ICML 2025)",
-            authors=["UNVERIFIED"],
+            title="Exploiting Similarity for Computation and Communication-Efficient Decentralized Optimization (SPDO)",
+            authors=["Yuki Takezawa", "Xiaowen Jiang", "Anton Rodomanov", "Sebastian U. Stich"],
+            arxiv="2506.05791",
             venue="ICML 2025",
         ),
         description=(
