@@ -92,9 +92,11 @@ def generate(data: str, n: int, noise: int, seed: int) -> dict[str, np.ndarray]:
 
     Returns ``X_train (n, d)``, ``y_train (n,)`` (``noise`` % flipped to a
     uniformly drawn other class), ``X_test``, ``y_test`` and ``n_classes``.
-    Streams: ``numpy.random.default_rng([seed, n, noise, <data index>])``.
+    Streams: the features and clean labels come from ``seed`` and ``n`` only
+    (``default_rng([seed, n, <data index>])``; digits' split from ``[seed, 0]``), so
+    the noise levels of one seed share them; the flips from ``[seed, n, <data index>, noise]``.
     """
-    rng = np.random.default_rng([seed, n, noise, DATASETS.index(data)])
+    rng = np.random.default_rng([seed, n, DATASETS.index(data)])
     if data == "digits":
         from sklearn.datasets import load_digits
 
@@ -113,6 +115,7 @@ def generate(data: str, n: int, noise: int, seed: int) -> dict[str, np.ndarray]:
         X_train, y_train, X_test, y_test = X[:n], y[:n], X[n:], y[n:]
     k = N_CLASSES[data]
     y_train = y_train.astype(np.int64).copy()
+    rng = np.random.default_rng([seed, n, DATASETS.index(data), noise])
     flip = rng.choice(n, size=round(noise / 100 * n), replace=False)
     y_train[flip] = (y_train[flip] + rng.integers(1, k, size=flip.size)) % k
     X_train, X_test = _standardise(X_train.astype(np.float64), X_test.astype(np.float64))
