@@ -58,10 +58,10 @@ def solve_weighted(instance, *, seed: int, budget: float) -> np.ndarray:
     tasks=["generalized-metrics"],
     reference="sklearn.neural_network.MLPClassifier (one hidden layer, lbfgs, standardised), threshold 0.5",
     version="1",
-    params={"hidden": 16, "max_iter": 150},
+    params={"hidden": 16, "max_iter": 150, "alpha": 1.0},
     deterministic=True,
     supports=mlp_track,
 )
-def solve_mlp(instance, *, seed: int, budget: float, hidden: int, max_iter: int) -> np.ndarray:
+def solve_mlp(instance, *, seed: int, budget: float, hidden: int, max_iter: int, alpha: float) -> np.ndarray:
     """A one-hidden-layer MLP, label 1 where p(1|x) >= 0.5."""
-    return _fit_predict(mlp(seed, hidden, max_iter), instance)
+    return _fit_predict(mlp(seed, hidden, max_iter, alpha), instance)

@@ -59,10 +59,10 @@ def solve(instance, *, seed: int, budget: float, thresholds: int) -> np.ndarray:
     tasks=["generalized-metrics"],
     reference="sklearn.model_selection.TunedThresholdClassifierCV over MLPClassifier (one hidden layer, lbfgs), scoring = the target metric",
     version="1",
-    params={"thresholds": 100, "hidden": 16, "max_iter": 150},
+    params={"thresholds": 100, "hidden": 16, "max_iter": 150, "alpha": 1.0},
     deterministic=True,
     supports=mlp_track,
 )
-def solve_mlp(instance, *, seed: int, budget: float, thresholds: int, hidden: int, max_iter: int) -> np.ndarray:
+def solve_mlp(instance, *, seed: int, budget: float, thresholds: int, hidden: int, max_iter: int, alpha: float) -> np.ndarray:
     """A one-hidden-layer MLP with its threshold tuned for the target metric by 5-fold CV."""
-    return _tuned(mlp(seed, hidden, max_iter), instance, seed, thresholds)
+    return _tuned(mlp(seed, hidden, max_iter, alpha), instance, seed, thresholds)

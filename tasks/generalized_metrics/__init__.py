@@ -214,6 +214,7 @@ class GeneralizedMetricsTask(CatalogTask):
             kind="linear", zero="trivial", one=1.0,
             description="0 for the better constant prediction (all 0 or all 1), 1 for a perfect one",
         ),
+        gap_reference="oracle_threshold",
         # Seconds per job. Smoke budgets keep several times the quiet-machine time.
         budgets={"smoke": 30.0, "standard": 60.0, "full": 300.0},
     )
