@@ -39,8 +39,8 @@ __all__ = [
 #: malignant = positive), ``digits`` (one digit of :data:`DIGITS` against the rest). All are
 #: bundled with scikit-learn: nothing is downloaded.
 DATASETS = ("synth", "cancer", "digits")
-#: The positive digit of ``digits`` for seed ``s`` is ``DIGITS[s % 5]`` (the digits a linear
-#: model finds hardest to separate from the rest; 0 and 6 are separated perfectly).
+#: The positive digit of ``digits`` for seed ``s`` is ``DIGITS[s % 5]`` (digits a linear model
+#: does not separate perfectly from the rest; digit 0 it does).
 DIGITS = (8, 3, 9, 1, 5)
 #: Target metrics (ids): F1, F0.5, F2, Jaccard, AM, weighted accuracy.
 METRICS = ("f1", "f05", "f2", "jaccard", "am", "wacc")
