@@ -76,6 +76,7 @@ def test_verifier_refuses_bad_index_sets_naming_the_field():
     assert set(TASK.evaluate(inst, good)) == {
         "mean_error",
         "gm_gap",
+        "mean_gap",
         "mmd",
         "corrupted_frac",
         "accuracy",
@@ -118,6 +119,7 @@ def test_metrics_recomputed_on_a_hand_case():
     # mean of rows 1, 3, 0 = (4, 10/3)
     assert m["mean_error"] == pytest.approx(math.hypot(3.5, 10 / 3 - 0.5))
     assert m["gm_gap"] == pytest.approx(math.hypot(3.0, 10 / 3))
+    assert m["mean_gap"] == pytest.approx(math.hypot(4.0 - 2.0, 10 / 3 - 13 / 6))
     assert m["corrupted_frac"] == pytest.approx(1 / 3)
     # MMD^2 by its definition, kernel exp(-|x - y|^2 / 2)
     S = X[[1, 3, 0]]

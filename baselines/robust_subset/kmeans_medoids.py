@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+# At module level, so the runner's zygote imports scikit-learn once, not every job.
+from sklearn.cluster import KMeans
+
 from bench import method
 
 
@@ -37,8 +40,6 @@ def nearest_distinct(X: np.ndarray, centres: np.ndarray) -> np.ndarray:
 )
 def solve(instance, *, seed: int, budget: float, n_init: int, max_iter: int) -> np.ndarray:
     """k-means with ``k`` clusters, then the nearest distinct point to each centre."""
-    from sklearn.cluster import KMeans
-
     X = np.asarray(instance.data["X"], dtype=np.float64)
     k = int(instance.data["k"])
     km = KMeans(

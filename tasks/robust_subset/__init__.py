@@ -290,6 +290,11 @@ class RobustSubsetTask(CatalogTask):
                 description="||mean(X[S]) - GM(X)||_2, GM the task's geometric median of the noisy data",
             ),
             Metric(
+                name="mean_gap",
+                direction="min",
+                description="||mean(X[S]) - mean(X)||_2: the sampling error against the noisy data's own mean",
+            ),
+            Metric(
                 name="mmd",
                 direction="min",
                 description="RBF MMD (V-statistic, median-heuristic bandwidth) between X[S] and a private fresh clean sample",
@@ -399,6 +404,7 @@ class RobustSubsetTask(CatalogTask):
         return {
             "mean_error": float(np.linalg.norm(S.mean(axis=0) - p["mu_clean"])),
             "gm_gap": float(np.linalg.norm(S.mean(axis=0) - p["gm"])),
+            "mean_gap": float(np.linalg.norm(S.mean(axis=0) - X.mean(axis=0))),
             "mmd": rbf_mmd(S, p["X_fresh"], float(p["bandwidth"])),
             "corrupted_frac": float(np.mean(p["corrupted"][idx])),
             "accuracy": lr_accuracy(S, y[idx], p["X_test"], p["y_test"]),
