@@ -187,6 +187,19 @@ def test_herding_matches_its_target_at_rate_about_one_over_k():
     assert np.linalg.norm(Xi[S].mean(0) - Xi.mean(0)) < 0.1
 
 
+def test_on_unit_norm_features_the_greedy_step_is_the_herding_step():
+    # the official code normalises features to the sphere and scores <theta, x>; ours subtracts
+    # |x|^2 / 2, a constant there, so both pick the same points
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((500, 8))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    target = np.median(X, axis=0)
+    np.testing.assert_array_equal(
+        gm_matching.herd(X, target, 50, score="greedy"),
+        gm_matching.herd(X, target, 50, score="inner"),
+    )
+
+
 def test_kcenter_is_farthest_first():
     X = np.array([[0.0], [1.0], [10.0], [4.0], [6.0], [2.0]])
     # from {0, 10}, 4 and 6 tie at distance 4: ties go to the lowest index
