@@ -100,6 +100,15 @@ def test_alpha15_with_unit_q_is_entmax15(k):
     assert (fsoftargmax(theta, DIVERGENCES["kl"]) - torch.softmax(theta, dim=-1)).abs().max().item() < 1e-6
 
 
+def test_uniform_q_is_entmax15_of_rescaled_logits():
+    """With q = 1/k (the card's "uniform q") α = 1.5 gives entmax15(θ / √k), not entmax15(θ): the abstract's unit q is ours."""
+    k = 10
+    theta = _logits(64, k, seed=5)
+    p = fsoftargmax(theta, DIVERGENCES["alpha15"], q=torch.full((k,), 1.0 / k, dtype=torch.float64))
+    assert (p - entmax15(theta / k**0.5, dim=-1)).abs().max().item() < 1e-6
+    assert (p - entmax15(theta, dim=-1)).abs().max().item() > 1e-2
+
+
 @pytest.mark.parametrize("name", sorted(DIVERGENCES))
 def test_outputs_lie_on_the_simplex(name):
     p = fsoftargmax(_logits(32, 50, scale=10.0), DIVERGENCES[name])
