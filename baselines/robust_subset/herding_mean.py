@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from bench import method
+from common.robust_subset.herding import herd
 
 
 @method(
@@ -26,16 +27,4 @@ def solve(instance, *, seed: int, budget: float) -> np.ndarray:
     """Greedy moment matching of ``mean(X)``; ``k`` indices in selection order."""
     X = np.asarray(instance.data["X"], dtype=np.float64)
     k = int(instance.data["k"])
-    target = X.mean(axis=0)
-    theta = target.copy()
-    half_sq = 0.5 * np.einsum("ij,ij->i", X, X)
-    taken = np.zeros(len(X), dtype=bool)
-    out = np.empty(k, dtype=np.int64)
-    for t in range(k):
-        s = X @ theta - half_sq
-        s[taken] = -np.inf
-        i = int(np.argmax(s))
-        out[t] = i
-        taken[i] = True
-        theta += target - X[i]
-    return out
+    return herd(X, X.mean(axis=0), k, score="greedy")

@@ -90,14 +90,9 @@ class SPDO(NodeProgram):
         eta = 1.0 / (L + lam)
         v = np.zeros((self.n, d))
         g_v = yield oracle("grad", v)
-        s, g_vprev = g_v.copy(), g_v
+        s = g_v.copy()
         x = v.copy()
-        first = True
         while self.rounds_left > 0:
-            if not first:
-                g_v = yield oracle("grad", v)
-                s = s + g_v - g_vprev
-            first = False
             shift = g_v - s
             y = x
             for _ in range(steps):
@@ -109,5 +104,7 @@ class SPDO(NodeProgram):
             u = x - residual / (lam + mu)
             m = yield mix(np.hstack([u, s]), report=v)
             v, s = m[:, :d], m[:, d:]
-            g_vprev = g_v
+            if self.rounds_left > 0:  # the next iteration's gradient at the new centre, and tracking
+                g_v_new = yield oracle("grad", v)
+                s, g_v = s + g_v_new - g_v, g_v_new
         return v

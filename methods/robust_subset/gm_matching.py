@@ -34,6 +34,9 @@ from __future__ import annotations
 import numpy as np
 
 from bench import method
+from common.robust_subset.herding import herd
+
+__all__ = ["herd", "weiszfeld", "solve"]
 
 
 def weiszfeld(X: np.ndarray, *, eps: float, max_iter: int) -> np.ndarray:
@@ -49,22 +52,6 @@ def weiszfeld(X: np.ndarray, *, eps: float, max_iter: int) -> np.ndarray:
         if step <= eps:
             break
     return mu
-
-
-def herd(X: np.ndarray, target: np.ndarray, k: int, *, score: str) -> np.ndarray:
-    """``k`` distinct rows of ``X`` chosen greedily so that their mean tracks ``target``."""
-    theta = target.astype(np.float64).copy()
-    half_sq = 0.5 * np.einsum("ij,ij->i", X, X) if score == "greedy" else np.zeros(len(X))
-    taken = np.zeros(len(X), dtype=bool)
-    out = np.empty(k, dtype=np.int64)
-    for t in range(k):
-        s = X @ theta - half_sq
-        s[taken] = -np.inf
-        i = int(np.argmax(s))
-        out[t] = i
-        taken[i] = True
-        theta += target - X[i]
-    return out
 
 
 @method(
