@@ -11,21 +11,28 @@ probabilities equal a direct call of this function with its loss and operator).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch
 
-__all__ = ["RECIPE_KEYS", "build_model", "train_and_predict"]
+__all__ = ["RECIPE_KEYS", "build_model", "train_and_predict", "warm_up"]
 
 #: The recipe's fields in the instance's public data.
 RECIPE_KEYS = ("model", "hidden", "epochs", "batch_size", "lr")
 
-# The first torch.optim.Adam(...) in a process imports torch's compiler stack lazily
-# (about 1.3 s). Doing it once here, at import, puts that cost in the zygote that
-# imports every method before forking, instead of in every job's measured time.
-torch.optim.Adam([torch.zeros(1, requires_grad=True)])
+
+@functools.cache
+def warm_up() -> None:
+    """Build one Adam now, so that its lazy imports (torch's compiler stack, about 1 s) happen here.
+
+    The method and baseline packages call it when they are imported, which the zygote
+    does once before forking: the cost is then in neither a job's measured time nor the
+    runner, which imports this module (every module of ``tasks/``) but never trains.
+    """
+    torch.optim.Adam([torch.zeros(1, requires_grad=True)])
 
 Loss = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 Operator = Callable[[torch.Tensor], torch.Tensor]
