@@ -25,7 +25,6 @@ Protocol (two rounds):
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
@@ -114,16 +113,14 @@ def score(task_type: str, pred: np.ndarray, y: np.ndarray, base: float) -> dict[
 
 
 class MonotoneSession(Session):
-    """Fit, then predict on a query batch the task draws after the fit; times each round."""
+    """Fit, then predict on a query batch the task draws after the fit."""
 
     def __init__(self, instance: Instance, seed: int) -> None:
         self.inst, self.seed = instance, int(seed)
         self.phase = 0
-        self.t_sent = 0.0
         self.out: dict[str, Any] = {"query_seed": self.seed}
 
     def state(self) -> dict[str, Any] | None:
-        self.t_sent = time.monotonic()
         if self.phase == 0:
             return {"phase": "fit"}
         if self.phase == 1:
@@ -132,15 +129,14 @@ class MonotoneSession(Session):
         return None
 
     def apply(self, action: Any) -> None:
-        dt = time.monotonic() - self.t_sent
         if self.phase == 0:
             if not isinstance(action, dict) or not isinstance(action.get("monotone"), bool):
                 raise InvalidSolution(
                     f"the fit round must answer {{'monotone': bool}} (monotone by construction or not), got {action!r:.200}"
                 )
-            self.out.update(monotone=bool(action["monotone"]), fit_s=dt)
+            self.out.update(monotone=bool(action["monotone"]))
         else:
-            self.out.update(predictions=action, predict_s=dt)
+            self.out.update(predictions=action)
         self.phase += 1
 
     def solution(self) -> dict[str, Any]:
@@ -204,7 +200,8 @@ class MonotoneRegression(CatalogTask):
     """Regression and binary classification, monotone in declared columns, scored on the task's queries.
 
     A solution (built by :class:`MonotoneSession`) is
-    ``{"monotone": bool, "predictions": float64 (m,), "query_seed": int, "fit_s", "predict_s"}``;
+    ``{"monotone": bool, "predictions": float64 (m,), "query_seed": int}`` (no timings, so
+    that a seed gives the same solution; the runner records the wall time);
     the query batch is redrawn from ``query_seed`` and the instance's digest.
     """
 
@@ -287,18 +284,6 @@ class MonotoneRegression(CatalogTask):
                 name="declared_monotone",
                 direction="max",
                 description="1 if the method declared itself monotone by construction (then violation_rate must be 0)",
-            ),
-            Metric(
-                name="fit_s",
-                direction="min",
-                unit="s",
-                description="runner-side wall time of the fit round",
-            ),
-            Metric(
-                name="predict_s",
-                direction="min",
-                unit="s",
-                description="runner-side wall time of the predict round",
             ),
         ],
         primary="nrmse",
@@ -437,8 +422,4 @@ class MonotoneRegression(CatalogTask):
             "max_violation": v.worst,
             "declared_monotone": float(declared),
         }
-        for k in ("fit_s", "predict_s"):
-            val = solution.get(k)
-            if isinstance(val, (int, float)) and np.isfinite(val):
-                out[k] = float(val)
         return out
