@@ -27,7 +27,6 @@ scale-adjusted relative error) on the pairs. See ``tasks/equivariant/README.md``
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import numpy as np
@@ -63,11 +62,9 @@ N_TEST = 1000
 #: learning rate (the official 3e-3) and the wall-time limit of the training round.
 RECIPES = {
     "smoke": {"steps": 40, "batch_size": 500, "lr": 3e-3, "train_seconds": 20.0},
-    "standard": {"steps": 1000, "batch_size": 500, "lr": 3e-3, "train_seconds": 120.0},
+    "standard": {"steps": 1000, "batch_size": 500, "lr": 3e-3, "train_seconds": 240.0},
     "full": {"steps": 5000, "batch_size": 500, "lr": 3e-3, "train_seconds": 1200.0},
 }
-#: Slack on ``train_seconds`` before a training round is rejected (one step plus the round trip).
-TRAIN_SLACK_FRAC, TRAIN_SLACK_S = 0.05, 2.0
 #: Largest parameter array a method may ship (entries), and most arrays.
 MAX_PARAMS, MAX_ARRAYS = 5_000_000, 1000
 
@@ -113,8 +110,6 @@ class FitQuerySession(Session):
         self.inst = instance
         self.seed = int(seed)
         self.phase = 0
-        self.t_sent = 0.0
-        self.train_s = math.nan
         self.params: Any = None
         self.perm: np.ndarray | None = None
         self.queries: np.ndarray | None = None
@@ -123,7 +118,6 @@ class FitQuerySession(Session):
 
     def state(self) -> dict[str, Any] | None:
         d = self.inst.data
-        self.t_sent = time.monotonic()
         if self.phase == 0:
             return {k: d[k] for k in ("steps", "batch_size", "lr", "train_seconds")} | {
                 "phase": "train"
@@ -143,7 +137,6 @@ class FitQuerySession(Session):
 
     def apply(self, action: Any) -> None:
         if self.phase == 0:
-            self.train_s = time.monotonic() - self.t_sent
             self.params = action
         else:
             self.answer = action
@@ -153,7 +146,6 @@ class FitQuerySession(Session):
         return {
             "params": self.params,
             "predictions": self.answer,
-            "train_s": self.train_s,
             "perm": self.perm,
             "g": self.g,
         }
@@ -263,12 +255,6 @@ class EquivariantRegression(CatalogTask):
                 description="entries of the parameter arrays the method shipped after training",
             ),
             Metric(name="log10_params", direction="min", description="log10 of n_params"),
-            Metric(
-                name="train_s",
-                direction="min",
-                unit="s",
-                description="runner-side wall time of the training round",
-            ),
         ],
         primary="rel_mse",
         normalization=Normalization(
@@ -278,7 +264,7 @@ class EquivariantRegression(CatalogTask):
             description="1 for predicting the test mean, 0 for a perfect fit",
         ),
         interactive=True,
-        budgets={"smoke": 60.0, "standard": 240.0, "full": 1800.0},
+        budgets={"smoke": 60.0, "standard": 360.0, "full": 3600.0},
     )
     catalog = CATALOG
 
@@ -337,19 +323,14 @@ class EquivariantRegression(CatalogTask):
         Raises
         ------
         InvalidSolution
-            If the parameters are not a dict of finite float arrays, if the predictions are not a
-            finite float64 ``(2 n_test, out)`` array, or if training overran ``train_seconds``.
+            If the parameters are not a dict of finite float arrays, or if the predictions are not
+            a finite float64 ``(2 n_test, out)`` array.
         """
         if not isinstance(solution, dict) or "predictions" not in solution:
             raise InvalidSolution(
                 "the solution must come from the two-round protocol (train, predict)"
             )
         d = instance.data
-        train_s, limit = solution.get("train_s"), float(d["train_seconds"])
-        if isinstance(train_s, float) and train_s > limit * (1 + TRAIN_SLACK_FRAC) + TRAIN_SLACK_S:
-            raise InvalidSolution(
-                f"train_s: the training round took {train_s:.1f} s, over the equal budget of {limit:g} s"
-            )
         n_params = count_params(solution["params"])
         y = instance.private["Y_test"]
         n, dout = y.shape
@@ -367,8 +348,6 @@ class EquivariantRegression(CatalogTask):
         out["equi_err"] = equivariance_error(f_gx, rho_f_x)
         out["n_params"] = float(n_params)
         out["log10_params"] = math.log10(n_params)
-        if isinstance(train_s, float) and math.isfinite(train_s):
-            out["train_s"] = train_s
         return out
 
 
