@@ -1,0 +1,1 @@
+"""Code shared by the ``tensor-completion`` methods and baselines (CP kernels on observed entries)."""
