@@ -191,3 +191,13 @@ def test_methods_are_deterministic_in_their_factors():
     for fa, fb in zip(a["checkpoints"], b["checkpoints"], strict=True):
         for A, B in zip(fa, fb, strict=True):
             np.testing.assert_array_equal(A, B)
+
+
+def test_the_loop_direct_solver_takes_the_exact_als_iterates():
+    from baselines.tensor_completion.als import ExactALSLoop
+
+    inst = TASK.load(SMOKE[1])
+    a = _run(ExactALSLoop(inst, seed=0, budget=10.0), inst)["checkpoints"]
+    b = _run(ExactALS(inst, seed=0, budget=10.0), inst)["checkpoints"]
+    for A, B in zip(a[2], b[2], strict=True):
+        np.testing.assert_allclose(A, B, rtol=1e-6, atol=1e-8)

@@ -409,7 +409,7 @@ class TensorCompletionTask(CatalogTask):
             one="noise_floor",
             description="log scale between the all-zero model's held-out RMSE and the truth's (the noise level)",
         ),
-        budgets={"smoke": 30.0, "standard": 240.0, "full": 1800.0},
+        budgets={"smoke": 30.0, "standard": 600.0, "full": 1800.0},
     )
     template = _TEMPLATE
     catalog = CATALOG
