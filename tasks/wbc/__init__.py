@@ -12,7 +12,8 @@ fixed support it is the linear program
 the input's). A method returns ``w``; the task recomputes ``max_k W(w, a_k)``
 and ``sum_k W(w, a_k)`` with exact OT (``ot.emd2`` from POT) and compares the
 maximum with the LP's optimum, which it solves itself with HiGHS
-(``scipy.optimize.linprog(method="highs")``) once per instance (cached). See
+(``scipy.optimize.linprog(method="highs-ipm")``, crossover on) once per
+instance (cached). See
 ``tasks/wbc/README.md``.
 """
 
@@ -348,7 +349,7 @@ class WassersteinBallCenterTask(CatalogTask):
         return {
             "opt": Reference(
                 value=lp["r"],
-                source="optimum of the WBC LP, scipy.optimize.linprog(method='highs'), HiGHS default tolerances",
+                source="optimum of the WBC LP, scipy.optimize.linprog(method='highs-ipm'), HiGHS default tolerances",
             ),
             "opt_exact": Reference(
                 value=float(distances(lp["w"].clip(0) / lp["w"].clip(0).sum(), A, C).max()),
