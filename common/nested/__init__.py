@@ -1,0 +1,1 @@
+"""Code shared by the ``nested-expectation`` method and baselines: kernel quadrature and the oracle driver."""
