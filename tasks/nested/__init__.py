@@ -297,8 +297,8 @@ CATALOG = Catalog(
     ),
     {
         "smoke": _ids(("gauss-poly", "option"), (16,)),
-        "standard": _ids(tuple(PROBLEMS), (64,)),
-        "full": _ids(tuple(PROBLEMS), (128,)),
+        "standard": _ids(tuple(PROBLEMS), (128,)),
+        "full": _ids(tuple(PROBLEMS), (256,)),
     },
     validate=_check,
 )
