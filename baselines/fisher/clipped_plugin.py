@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from bench import method
 from common.fisher import mixture_fisher
 
 
-def floor_for(n: int, t: float) -> float:
+def floor_for(n: int, t: float) -> np.ndarray:
     """``delta_n = phi_t(0) / n``."""
     return 1.0 / (n * math.sqrt(2.0 * math.pi * t))
 
@@ -35,5 +37,5 @@ def floor_for(n: int, t: float) -> float:
 )
 def solve(instance, *, seed: int, budget: float) -> float:
     """``integral p_n'^2 / max(p_n, phi_t(0) / n)``."""
-    x, t = instance.data["x"], float(instance.data["t"])
-    return mixture_fisher(x, t, floor=floor_for(len(x), t))
+    t = float(instance.data["t"])
+    return np.array([mixture_fisher(x, t, floor=floor_for(len(x), t)) for x in instance.data["x"]])

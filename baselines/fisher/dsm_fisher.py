@@ -66,8 +66,10 @@ def dsm_fisher(x: np.ndarray, t: float, rng: np.random.Generator) -> float:
     deterministic=True,
     params={},
 )
-def solve(instance, *, seed: int, budget: float) -> float:
-    """Fit the score by DSM on noisy copies of the samples, then average its square."""
-    return dsm_fisher(
-        instance.data["x"], float(instance.data["t"]), np.random.default_rng([seed, 7])
+def solve(instance, *, seed: int, budget: float) -> np.ndarray:
+    """Per replicate: fit the score by DSM on noisy copies of the sample, then average its square."""
+    t = float(instance.data["t"])
+    rows = instance.data["x"]
+    return np.array(
+        [dsm_fisher(x, t, np.random.default_rng([seed, 7, r])) for r, x in enumerate(rows)]
     )

@@ -26,7 +26,7 @@ from bench import method
 from common.fisher import mixture_fisher
 
 
-def silverman_var(x: np.ndarray) -> float:
+def silverman_var(x: np.ndarray) -> np.ndarray:
     """``h^2``: the covariance of scipy's Silverman-rule Gaussian KDE of ``x``."""
     return float(
         stats.gaussian_kde(np.asarray(x, dtype=float), bw_method="silverman").covariance[0, 0]
@@ -43,5 +43,5 @@ def silverman_var(x: np.ndarray) -> float:
 )
 def solve(instance, *, seed: int, budget: float) -> float:
     """``J`` of the Silverman KDE of the samples convolved with ``N(0, t)`` (variance ``t + h^2``)."""
-    x, t = instance.data["x"], float(instance.data["t"])
-    return mixture_fisher(x, t + silverman_var(x))
+    t = float(instance.data["t"])
+    return np.array([mixture_fisher(x, t + silverman_var(x)) for x in instance.data["x"]])

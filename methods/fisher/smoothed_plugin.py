@@ -26,6 +26,8 @@ Deviations from the reference
 
 from __future__ import annotations
 
+import numpy as np
+
 from bench import method
 from common.fisher import mixture_fisher
 
@@ -39,6 +41,7 @@ from common.fisher import mixture_fisher
     deterministic=True,
     deviations="paper not located: the plainest plug-in J(P_n * phi_t), no truncation or sample splitting (UNVERIFIED)",
 )
-def solve(instance, *, seed: int, budget: float) -> float:
-    """``J(p_n)``, ``p_n`` the empirical measure convolved with ``N(0, t)``."""
-    return mixture_fisher(instance.data["x"], float(instance.data["t"]))
+def solve(instance, *, seed: int, budget: float) -> np.ndarray:
+    """``J(p_n)`` per replicate, ``p_n`` the empirical measure convolved with ``N(0, t)``."""
+    t = float(instance.data["t"])
+    return np.array([mixture_fisher(x, t) for x in instance.data["x"]])
