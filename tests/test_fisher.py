@@ -176,3 +176,19 @@ def test_estimators_converge_to_the_truth():
     # the same seed gives the same DSM estimate
     a = dsm_fisher.dsm_fisher(x[:500], 0.1, np.random.default_rng(5))
     assert a == dsm_fisher.dsm_fisher(x[:500], 0.1, np.random.default_rng(5))
+
+
+def test_plugin_equals_an_independent_quadrature_of_its_definition():
+    # J(p_n) = integral p_n'^2 / p_n for p_n = (1/n) sum phi_t(y - X_i), by scipy quad (adaptive)
+    x = np.random.default_rng(4).beta(2, 5, 7)
+    t = 0.01
+    s = math.sqrt(t)
+
+    def integrand(y):
+        k = stats.norm.pdf(y, x, s)
+        return float(((k * (x - y) / t).mean()) ** 2 / k.mean())
+
+    ref = integrate.quad(
+        integrand, x.min() - 12 * s, x.max() + 12 * s, points=tuple(x), limit=500, epsrel=1e-12
+    )[0]
+    assert mixture_fisher(x, t) == pytest.approx(ref, rel=1e-9)
