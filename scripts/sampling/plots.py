@@ -22,6 +22,7 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -119,11 +120,12 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    curve_cols = sorted(c for c in df.columns if c.startswith("metric.w2_r"))
+    curve_cols = sorted(c for c in df.columns if re.fullmatch(r"metric\.w2_r\d+", c))
     R = np.array([int(c.split("_r")[1]) for c in curve_cols])
     fig, axes = plt.subplots(1, len(ds) + 1, figsize=(4.2 * (len(ds) + 1), 3.8))
     colors = dict(zip(methods, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
@@ -140,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         ax.axhline(2.0, color="k", lw=0.8, ls="--")
         ax.set_xscale("log", base=2)
         ax.set_yscale("symlog", linthresh=0.5)
+        ax.set_ylim(bottom=0)
         ax.set_title(f"d = {d}, kappa = {KAPPA}")
         ax.set_xlabel("adaptive rounds (oracle calls, counted by the task)")
         ax.set_ylabel("debiased W2 (mean, 10-90%)")
@@ -161,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     ax.set_yscale("log")
     ax.set_xticks(np.log(ds))
     ax.set_xticklabels([str(d) for d in ds])
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("d (axis: log d, log scale)")
     ax.set_ylabel("rounds to W2 <= eps = 2 (mean +- se)")
     ax.set_title("rounds to eps against log d")
