@@ -116,7 +116,7 @@ def main() -> None:
         "  "
         + "instance".ljust(20)
         + "".join(m[:14].rjust(15) for m in methods)
-        + "   x exact   x tensorly"
+        + "".join(("x " + v)[:14].rjust(15) for v in VERSUS)
     )
     best = (0.0, "", "")
     for inst in sorted(
