@@ -159,3 +159,27 @@ def test_the_method_template_writes_a_valid_solution():
     exec("def solve(instance, *, seed, budget):\n" + TASK.template, namespace)
     inst = TASK.load(SMOKE[0])
     assert "accuracy" in TASK.evaluate(inst, namespace["solve"](inst, seed=0, budget=1.0))
+
+
+def test_char_lm_track_reads_the_stdlib_offline_and_learns():
+    """The full tier's char-level LM: stdlib sources as corpus, disjoint train and test files, a model that learns."""
+    assert not set(task_module.LM_TRAIN_FILES) & set(task_module.LM_TEST_FILES)
+    full = [spec.id for spec in TASK.instances("full") if spec.id.startswith("pystdlib")]
+    assert full and all("-charlm-" in i for i in full)
+    with pytest.raises(ValueError, match="charlm model goes with the pystdlib"):
+        task_module._check({"data": "digits", "model": "charlm", "n": 100, "noise": 0, "seed": 0})
+    d = task_module.generate("pystdlib", 20000, 0, 0)
+    X, y, k = d["X_train"], d["y_train"], d["n_classes"]
+    assert X.shape == (20000, task_module.CONTEXT) and k == len(task_module.VOCAB) + 1
+    assert np.array_equal(X[1:, -1], y[:-1])  # consecutive windows: the next example's context ends with this target
+    text = "".join(task_module.VOCAB[i] if i < len(task_module.VOCAB) else "?" for i in y[:200])
+    assert "def " in text or "return" in text or "self" in text  # Python source, decoded back
+    again = task_module.generate("pystdlib", 20000, 0, 0)
+    np.testing.assert_array_equal(again["X_test"], d["X_test"])
+    data = {**d, **task_module.RECIPES["charlm"]}
+    p = train_and_predict(
+        data, seed=0, loss=lambda z, t: torch.nn.functional.cross_entropy(z, t), operator=lambda z: torch.softmax(z, -1)
+    )
+    task_module.check_simplex(p, (len(d["y_test"]), k))
+    majority = np.mean(d["y_test"] == np.bincount(y, minlength=k).argmax())
+    assert task_module.score(p, d["y_test"])["accuracy"] > majority + 0.03

@@ -12,7 +12,8 @@ measure ``q = 1``. The operator is computed by the parallel bisection of
 Deviations from the reference
 -----------------------------
 - Trained with the task's fixed recipe (tasks/sparse_losses/training.py), not
-  the paper's language-model setups (no LM track in this session).
+  the paper's language-model setups (the task's char-level LM track, in the
+  full tier, is a small next-character model, not the paper's LMs).
 - ``q = 1`` only: the paper's non-uniform reference measures are not run.
 """
 

@@ -34,23 +34,41 @@ from bench.task import (
 
 __all__ = ["CATALOG", "RECIPES", "SparseProbabilityLosses", "generate", "score", "check_simplex"]
 
-DATASETS = ("digits", "covtype")
-MODELS = ("linear", "mlp")
-#: Test examples: digits keeps 540 of its 1,797 images; covtype draws this many more.
-N_TEST = {"digits": 540, "covtype": 2000}
-N_CLASSES = {"digits": 10, "covtype": 7}
+DATASETS = ("digits", "covtype", "pystdlib")
+MODELS = ("linear", "mlp", "charlm")
+#: The models of the vector data sets (digits, covtype); ``charlm`` goes with ``pystdlib`` only.
+VECTOR_MODELS = ("linear", "mlp")
+#: Characters the char-level LM predicts: printable ASCII and newline, then one class for any other.
+VOCAB = "".join(chr(c) for c in range(32, 127)) + "\n"
+#: Characters of context the LM sees (the features of a ``pystdlib`` example are their vocabulary ids).
+CONTEXT = 8
+#: Python standard-library modules whose sources make the LM corpus (read from the running
+#: interpreter's library, so the corpus is offline; its text, and so the instance digest, can
+#: differ between Python versions). Training text and test text come from different files.
+LM_TRAIN_FILES = (
+    "functools.py", "textwrap.py", "string.py", "heapq.py", "bisect.py", "contextlib.py",
+    "abc.py", "fractions.py", "statistics.py", "difflib.py", "argparse.py", "shlex.py",
+)
+LM_TEST_FILES = ("random.py", "calendar.py")
+#: Test examples: digits keeps 540 of its 1,797 images; covtype draws this many more; pystdlib
+#: takes this many consecutive characters of the test files.
+N_TEST = {"digits": 540, "covtype": 2000, "pystdlib": 5000}
+N_CLASSES = {"digits": 10, "covtype": 7, "pystdlib": len(VOCAB) + 1}
 #: Class shares of the UCI covertype data (classes 1-7), for the synthetic draw.
 COVTYPE_WEIGHTS = (0.3646, 0.4876, 0.0615, 0.0047, 0.0163, 0.0299, 0.0354)
 #: The training recipe per model: the same for every method (tasks/sparse_losses/training.py).
 RECIPES = {
     "linear": {"model": "linear", "hidden": 0, "epochs": 30, "batch_size": 64, "lr": 1e-2},
     "mlp": {"model": "mlp", "hidden": 64, "epochs": 30, "batch_size": 64, "lr": 3e-3},
+    "charlm": {"model": "charlm", "hidden": 128, "epochs": 5, "batch_size": 256, "lr": 3e-3},
 }
 #: Tolerances of the simplex check: entries >= -NEG_TOL, |row sum - 1| <= SUM_TOL.
 NEG_TOL, SUM_TOL = 1e-9, 1e-6
 
 
 def _check(fields: dict[str, Any]) -> None:
+    if (fields["data"] == "pystdlib") != (fields["model"] == "charlm"):
+        raise ValueError(f"{fields}: the charlm model goes with the pystdlib data set, and only with it")
     if fields["data"] == "digits" and fields["n"] > 1797 - N_TEST["digits"]:
         raise ValueError(f"{fields}: digits has {1797 - N_TEST['digits']} training images at most")
     if not 0 <= fields["noise"] < 100:
@@ -72,10 +90,11 @@ CATALOG = Catalog(
     {
         "smoke": grid(data=("digits",), model=("linear",), n=(64,), noise=(0,), seed=(0,))
         + grid(data=("covtype",), model=("mlp",), n=(64,), noise=(20,), seed=(0,)),
-        "standard": grid(data=("digits",), model=MODELS, n=(1000,), noise=(0, 20, 40), seed=(0,))
-        + grid(data=("covtype",), model=MODELS, n=(5000,), noise=(0, 20), seed=(0,)),
-        "full": grid(data=("digits",), model=MODELS, n=(1257,), noise=(0, 20, 40), seed=(0, 1, 2))
-        + grid(data=("covtype",), model=MODELS, n=(20000,), noise=(0, 20, 40), seed=(0, 1, 2)),
+        "standard": grid(data=("digits",), model=VECTOR_MODELS, n=(1000,), noise=(0, 20, 40), seed=(0,))
+        + grid(data=("covtype",), model=VECTOR_MODELS, n=(5000,), noise=(0, 20), seed=(0,)),
+        "full": grid(data=("digits",), model=VECTOR_MODELS, n=(1257,), noise=(0, 20, 40), seed=(0, 1, 2))
+        + grid(data=("covtype",), model=VECTOR_MODELS, n=(20000,), noise=(0, 20, 40), seed=(0, 1, 2))
+        + grid(data=("pystdlib",), model=("charlm",), n=(50000,), noise=(0, 20), seed=(0, 1, 2)),
     },
     validate=_check,
 )
@@ -85,6 +104,42 @@ def _standardise(train: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, np.nd
     mu, sd = train.mean(0), train.std(0)
     sd = np.where(sd > 0, sd, 1.0)
     return (train - mu) / sd, (test - mu) / sd
+
+
+def encode(text: str) -> np.ndarray:
+    """Vocabulary ids of ``text`` (``int64``): a character's index in :data:`VOCAB`, else ``len(VOCAB)``."""
+    table = {c: i for i, c in enumerate(VOCAB)}
+    return np.fromiter((table.get(c, len(VOCAB)) for c in text), dtype=np.int64, count=len(text))
+
+
+def corpus(files: tuple[str, ...]) -> str:
+    """The concatenated sources of standard-library ``files`` of the running interpreter."""
+    import os
+
+    root = os.path.dirname(os.__file__)
+    parts = []
+    for name in files:
+        with open(os.path.join(root, name), encoding="utf-8") as fh:
+            parts.append(fh.read())
+    return "\n".join(parts)
+
+
+def _windows(ids: np.ndarray, start: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` examples from position ``start``: the CONTEXT previous ids (as float64) and the next id."""
+    pos = start + CONTEXT + np.arange(count)
+    X = np.stack([ids[pos - CONTEXT + j] for j in range(CONTEXT)], axis=1).astype(np.float64)
+    return X, ids[pos]
+
+
+def _lm_data(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    train_ids, test_ids = encode(corpus(LM_TRAIN_FILES)), encode(corpus(LM_TEST_FILES))
+    if n + CONTEXT > len(train_ids):
+        raise ValueError(f"pystdlib has {len(train_ids) - CONTEXT} training characters; asked for n={n}")
+    rng = np.random.default_rng([seed, n, DATASETS.index("pystdlib")])
+    X_train, y_train = _windows(train_ids, int(rng.integers(0, len(train_ids) - n - CONTEXT + 1)), n)
+    m = N_TEST["pystdlib"]
+    X_test, y_test = _windows(test_ids, int(rng.integers(0, len(test_ids) - m - CONTEXT + 1)), m)
+    return X_train, y_train, X_test, y_test
 
 
 def generate(data: str, n: int, noise: int, seed: int) -> dict[str, np.ndarray]:
@@ -97,7 +152,9 @@ def generate(data: str, n: int, noise: int, seed: int) -> dict[str, np.ndarray]:
     the noise levels of one seed share them; the flips from ``[seed, n, <data index>, noise]``.
     """
     rng = np.random.default_rng([seed, n, DATASETS.index(data)])
-    if data == "digits":
+    if data == "pystdlib":  # char-level LM: features are ids, not standardised
+        X_train, y_train, X_test, y_test = _lm_data(n, seed)
+    elif data == "digits":
         from sklearn.datasets import load_digits
 
         X, y = load_digits(return_X_y=True)
@@ -118,7 +175,8 @@ def generate(data: str, n: int, noise: int, seed: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng([seed, n, DATASETS.index(data), noise])
     flip = rng.choice(n, size=round(noise / 100 * n), replace=False)
     y_train[flip] = (y_train[flip] + rng.integers(1, k, size=flip.size)) % k
-    X_train, X_test = _standardise(X_train.astype(np.float64), X_test.astype(np.float64))
+    if data != "pystdlib":
+        X_train, X_test = _standardise(X_train.astype(np.float64), X_test.astype(np.float64))
     return {"X_train": X_train, "y_train": y_train, "X_test": X_test, "y_test": y_test.astype(np.int64), "n_classes": k}
 
 
@@ -224,15 +282,22 @@ class SparseProbabilityLosses(CatalogTask):
         y_train, y_test, k = data["y_train"], private["y_test"], int(data["n_classes"])
         majority = np.zeros((len(y_test), k))
         majority[:, np.bincount(y_train, minlength=k).argmax()] = 1.0
-        clf = LogisticRegression(C=1.0, max_iter=5000).fit(data["X_train"], y_train)
+        X_train, X_test, how = data["X_train"], data["X_test"], "the same training set"
+        if data["model"] == "charlm":  # ids are categories: one-hot of the last two characters
+            from sklearn.preprocessing import OneHotEncoder
+
+            enc = OneHotEncoder(categories=[list(range(k))] * 2, handle_unknown="ignore")
+            X_train = enc.fit_transform(X_train[:, -2:].astype(np.int64))
+            X_test, how = enc.transform(X_test[:, -2:].astype(np.int64)), "one-hot of the last two characters"
+        clf = LogisticRegression(C=1.0, max_iter=5000).fit(X_train, y_train)
         proba = np.zeros((len(y_test), k))
-        proba[:, clf.classes_] = clf.predict_proba(data["X_test"])
+        proba[:, clf.classes_] = clf.predict_proba(X_test)
         return {
             "majority": Reference(value=score(majority, y_test)["accuracy"], source="the training set's majority class"),
             "uniform_brier": Reference(value=1.0 - 1.0 / k, source="Brier score of uniform probabilities"),
             "logreg": Reference(
                 value=score(proba, y_test)["accuracy"],
-                source="sklearn LogisticRegression(C=1, lbfgs, converged) on the same training set",
+                source=f"sklearn LogisticRegression(C=1, lbfgs, converged) on {how}",
             ),
         }
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["RECIPE_KEYS", "build_model", "train_and_predict", "warm_up"]
+__all__ = ["RECIPE_KEYS", "CharLM", "build_model", "train_and_predict", "warm_up"]
 
 #: The recipe's fields in the instance's public data.
 RECIPE_KEYS = ("model", "hidden", "epochs", "batch_size", "lr")
@@ -38,17 +38,45 @@ Loss = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 Operator = Callable[[torch.Tensor], torch.Tensor]
 
 
+#: Embedding width of the char-level LM (per context character).
+CHAR_EMBED = 16
+
+
+class CharLM(torch.nn.Module):
+    """Char-level LM over a fixed context: embed each of ``d`` ids, concatenate, ``hidden`` ReLU units, ``k`` logits.
+
+    Its input rows are vocabulary ids stored as float64 (the task's features); the
+    vocabulary is the output classes (``k``).
+    """
+
+    def __init__(self, d: int, k: int, hidden: int) -> None:
+        super().__init__()
+        self.embed = torch.nn.Embedding(k, CHAR_EMBED)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(d * CHAR_EMBED, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, k))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.mlp(self.embed(x.long()).flatten(1))
+
+
 def build_model(model: str, d: int, k: int, hidden: int, generator: torch.Generator) -> torch.nn.Module:
-    """``linear`` (``d -> k``) or ``mlp`` (``d -> hidden -> ReLU -> k``), float64, initialised from ``generator``."""
+    """``linear`` (``d -> k``), ``mlp`` (``d -> hidden -> ReLU -> k``) or ``charlm`` (:class:`CharLM`), float64.
+
+    Initialised from ``generator``: PyTorch's default uniform init of every
+    Linear, and N(0, 1) embeddings.
+    """
     if model == "linear":
         net = torch.nn.Linear(d, k)
     elif model == "mlp":
         net = torch.nn.Sequential(torch.nn.Linear(d, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, k))
+    elif model == "charlm":
+        net = CharLM(d, k, hidden)
     else:
-        raise ValueError(f"unknown model {model!r}; expected 'linear' or 'mlp'")
+        raise ValueError(f"unknown model {model!r}; expected 'linear', 'mlp' or 'charlm'")
     net = net.double()
     with torch.no_grad():  # PyTorch's default Linear init, drawn from our generator
         for layer in net.modules():
+            if isinstance(layer, torch.nn.Embedding):
+                layer.weight.normal_(generator=generator)
             if isinstance(layer, torch.nn.Linear):
                 bound = 1.0 / np.sqrt(layer.in_features)
                 layer.weight.uniform_(-bound, bound, generator=generator)
