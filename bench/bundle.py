@@ -903,3 +903,54 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
             records = records[~dup].reset_index(drop=True)
         out.records = records
     return out
+
+
+def task_records(
+    task: str,
+    *,
+    results: str | Path | None = None,
+    store: str | Path | None = None,
+    tier: str | None = None,
+    ok_only: bool = True,
+) -> pd.DataFrame:
+    """One task's records, from a run store or published bundles, for analysis scripts.
+
+    Parameters
+    ----------
+    task
+        The task's registered name.
+    results
+        A results directory of published bundles (the default, ``results``, when
+        ``store`` is not given either).
+    store
+        A local run store (``bench run --store``); read instead of ``results``.
+    tier
+        Keep only this tier's records (all tiers when ``None``).
+    ok_only
+        Keep only records with ``status == "ok"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per job (see :func:`bench.store.records_frame`), a copy.
+
+    Raises
+    ------
+    SystemExit
+        When the source holds no record of ``task`` at all, with a one-line
+        message naming the source (scripts turn it into a non-zero exit).
+    """
+    if store:
+        df = Store(store).frame(task)
+        where = str(store)
+    else:
+        where = str(results or "results")
+        df = load_bundles(where, task).records
+    if df.empty:
+        raise SystemExit(f"no {task} records in {where}")
+    keep = pd.Series(True, index=df.index)
+    if ok_only:
+        keep &= df["status"] == "ok"
+    if tier is not None:
+        keep &= df["tier"] == tier
+    return df[keep].copy()

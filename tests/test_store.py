@@ -373,3 +373,18 @@ def test_nan_and_infinite_metrics_survive_a_round_trip(tmp_path):
         frame = store.frame(rec.task)
     assert back is not None and math.isnan(back.metrics["ratio"]) and back.metrics["gap"] == math.inf
     assert len(frame) == 1 and math.isnan(frame["metric.ratio"].iloc[0])
+
+
+def test_task_records_filters_a_store_by_status_and_tier_and_names_an_empty_source(tmp_path):
+    from bench.bundle import task_records
+
+    store = Store(tmp_path / "runs")
+    store.put(make_record(seed=1))
+    store.put(make_record(seed=2, status="error", error_type="RuntimeError"))
+    store.put(make_record(seed=3, tier="standard"))
+    df = task_records("knapsack", store=store.root)
+    assert sorted(df["seed"]) == [1, 3]
+    df = task_records("knapsack", store=store.root, tier="smoke", ok_only=False)
+    assert sorted(df["seed"]) == [1, 2]
+    with pytest.raises(SystemExit, match=r"no maxcut records in .*runs"):
+        task_records("maxcut", store=store.root)

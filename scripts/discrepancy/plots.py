@@ -41,17 +41,9 @@ LARGE = 256
 
 def load(results: str | None, store: str | None, tier: str) -> pd.DataFrame:
     """The task's ``ok`` records of ``tier``, from a store or published bundles."""
-    if store:
-        from bench.store import Store
+    from bench.bundle import task_records
 
-        df = Store(store).frame(TASK)
-    else:
-        from bench.bundle import load_bundles
-
-        df = load_bundles(results or ROOT / "results", TASK).records
-    if df.empty:
-        raise SystemExit(f"no {TASK} records in {store or results or 'results/'}")
-    df = df[(df["status"] == "ok") & (df["tier"] == tier)].copy()
+    df = task_records(TASK, results=results or ROOT / "results", store=store, tier=tier)
     df["n"] = df["iparam.n"].astype(int)
     return df
 

@@ -35,17 +35,9 @@ OUT = ROOT / "tasks" / "eigen_augment" / "scaling.png"
 
 def load(results: str | None, store: str | None) -> pd.DataFrame:
     """The task's ``ok`` records, from a store or published bundles."""
-    if store:
-        from bench.store import Store
+    from bench.bundle import task_records
 
-        df = Store(store).frame(TASK)
-    else:
-        from bench.bundle import load_bundles
-
-        df = load_bundles(results or ROOT / "results", TASK).records
-    if df.empty:
-        raise SystemExit(f"no {TASK} records in {store or results or 'results/'}")
-    return df[df["status"] == "ok"].copy()
+    return task_records(TASK, results=results or ROOT / "results", store=store)
 
 
 def slope_ci(df: pd.DataFrame, reps: int = 2000, seed: int = 0) -> tuple[float, float, float]:

@@ -41,17 +41,9 @@ ORDER = ("smoothed-plugin", "clipped-plugin", "kde-plugin", "dsm-fisher")
 
 def load(results: str | None, store: str | None, tier: str) -> pd.DataFrame:
     """One row per (method, density, t, n, sample): the relative error of that sample's estimate."""
-    if store:
-        from bench.store import Store
+    from bench.bundle import task_records
 
-        df = Store(store).frame(TASK)
-    else:
-        from bench.bundle import load_bundles
-
-        df = load_bundles(results or ROOT / "results", TASK).records
-    if df.empty:
-        raise SystemExit(f"no {TASK} records in {store or results or 'results/'}")
-    df = df[(df["status"] == "ok") & (df["tier"] == tier)].copy()
+    df = task_records(TASK, results=results or ROOT / "results", store=store, tier=tier)
     cols = [f"metric.rel_err_r{k}" for k in range(REPS)]
     rows = df[
         [

@@ -42,17 +42,9 @@ BANDS = ("alpha-cnce", "f-cond-nce", "mle-exact")
 
 def load(results: str | None, store: str | None, tier: str) -> pd.DataFrame:
     """The task's ``ok`` records of ``tier``, one row per instance and method (run seeds averaged)."""
-    if store:
-        from bench.store import Store
+    from bench.bundle import task_records
 
-        df = Store(store).frame(TASK)
-    else:
-        from bench.bundle import load_bundles
-
-        df = load_bundles(results or ROOT / "results", TASK).records
-    if df.empty:
-        raise SystemExit(f"no {TASK} records in {store or results or 'results/'}")
-    df = df[(df["status"] == "ok") & (df["tier"] == tier)].copy()
+    df = task_records(TASK, results=results or ROOT / "results", store=store, tier=tier)
     df["n"] = df["iparam.n"].astype(int)
     df["model"] = df["iparam.model"].astype(str)
     df["iseed"] = df["iparam.seed"].astype(int)

@@ -40,17 +40,9 @@ ORDER = ["picard-parallel", "picard-lmc-acv", "randomized-midpoint", "ula"]
 
 def load(results: str | None, store: str | None, tier: str) -> pd.DataFrame:
     """The task's ``ok`` Gaussian records at ``kappa = KAPPA`` of ``tier``."""
-    if store:
-        from bench.store import Store
+    from bench.bundle import task_records
 
-        df = Store(store).frame(TASK)
-    else:
-        from bench.bundle import load_bundles
-
-        df = load_bundles(results or ROOT / "results", TASK).records
-    if df.empty:
-        raise SystemExit(f"no {TASK} records in {store or results or 'results/'}")
-    df = df[(df["status"] == "ok") & (df["tier"] == tier)].copy()
+    df = task_records(TASK, results=results or ROOT / "results", store=store, tier=tier)
     df = df[(df["iparam.target"] == "gauss") & (df["iparam.kappa"].astype(int) == KAPPA)].copy()
     df["d"] = df["iparam.d"].astype(int)
     return df
