@@ -120,6 +120,38 @@ def test_walks_are_full_colourings_and_seeded():
     assert info["steps"] == 64 and info["rounds"] == math.ceil(math.log2(64)) + 1
 
 
+@pytest.mark.parametrize("basis", ["svd", "lss"])
+def test_walks_with_eigenvector_bases_are_full_colourings_and_seeded(basis):
+    A = T.generate("gaussian", "tall", 48, 0)
+    x1, info = W.iterated_colouring(A, 2, rows="sketch", engine="lazy", basis=basis)
+    x2, _ = W.iterated_colouring(A, 2, rows="sketch", engine="lazy", basis=basis)
+    assert set(np.unique(x1)) <= {-1, 1} and len(x1) == 48 and np.array_equal(x1, x2)
+    Q = W.project_to_small_rows(
+        A, lambda i: A[i], 12, rows="exact", rng=np.random.default_rng(0), basis=basis
+    )
+    assert Q.shape == (12, 48) and np.allclose(Q @ Q.T, np.eye(12), atol=1e-10)
+
+
+def test_implicit_leverage_sample_approximates_the_projected_gram_spectrally():
+    """The leverage-score sample of B = A_C (I - Q^T Q), built without forming B, is a spectral approximation."""
+    rng = np.random.default_rng(0)
+    n, c = 40, 2000
+    A_C = rng.standard_normal((c, n)) * rng.uniform(0.2, 3.0, (c, 1))  # uneven row norms
+    A_C[:5] *= 30.0  # a few rows with high leverage
+    Q, _ = np.linalg.qr(rng.standard_normal((n, 6)))
+    Q = Q.T
+    B = A_C - (A_C @ Q.T) @ Q
+    idx, wts = W.implicit_leverage_sample(A_C, Q, np.random.default_rng(1))
+    Bs = (A_C[idx] * wts[:, None]) - ((A_C[idx] * wts[:, None]) @ Q.T) @ Q
+    G, Gs = B.T @ B, Bs.T @ Bs
+    # on the complement of Q (where B lives): (1 - eps) G <= Gs <= (1 + eps) G with eps < 1
+    U = np.linalg.svd(B, full_matrices=False)[2][: n - 6]
+    ev = np.linalg.eigvalsh(np.linalg.solve(U @ G @ U.T, U @ Gs @ U.T))
+    assert 0.3 < ev.min() and ev.max() < 1.7
+    assert len(idx) < c / 3  # a sample of O(r log r) rows, not B
+    assert np.all(np.isin(np.arange(5), idx))  # the high-leverage rows are kept
+
+
 def test_greedy_follows_the_potential_and_local_search_never_worsens():
     A = T.generate("rademacher", "tall", 32, 0)
     order = np.arange(32)

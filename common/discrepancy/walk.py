@@ -53,6 +53,7 @@ __all__ = [
     "BATCHES",
     "LazyProjector",
     "QRProjector",
+    "implicit_leverage_sample",
     "iterated_colouring",
     "partial_colouring",
     "project_to_small_rows",
@@ -61,6 +62,12 @@ __all__ = [
 
 #: Batches in which ProjectToSmallRows picks its rows (ours).
 BATCHES = 4
+#: With ``basis="svd"`` or ``"lss"``, a batch that adds ``b`` directions looks at the
+#: ``CANDIDATES * b`` heaviest residual rows (Larsen's "m_t largest rows"; the factor is ours).
+CANDIDATES = 2
+#: Leverage-score samples per unit of ``r ln(r + 1)`` (``r`` the rank): the usual ``O(eps^-2 r log r)``
+#: with ``eps = Theta(1)``; the paper's count is ``O(eps_B^-2 n)`` up to logs (the constant is ours).
+LSS_SAMPLES = 4
 #: Relative size below which a residual direction counts as already spanned.
 TOL = 1e-10
 
@@ -83,6 +90,54 @@ def _orth_append(Q: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.vstack([Q, B[:, keep].T])
 
 
+def implicit_leverage_sample(
+    A_C: np.ndarray, Q: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of ``B = A_C (I - Q^T Q)`` sampled by approximate leverage scores, without forming ``B``.
+
+    The paper's IMPLICITLEVERAGESCORE as its main body describes it: a sparse
+    embedding ``S_1`` (CountSketch) gives ``M = S_1 B``, whose factorisation
+    gives ``R`` (here a thin SVD, since ``B`` is rank-deficient by
+    construction: its rows are orthogonal to ``Q``); a Gaussian ``S_2`` with
+    ``k`` columns gives ``N = B R^{-1} S_2``, whose squared row norms estimate
+    the leverage scores; ``s = LSS_SAMPLES * r ln(r + 1)`` rows (``r`` the rank) are drawn with those
+    probabilities. Returns the distinct rows drawn and their weights
+    ``sqrt(count / (s p_i))``, so that ``(D B)^T (D B)`` approximates
+    ``B^T B`` spectrally (Drineas et al. 2012). The sizes ``s_1 = min(|C|, 4 n')``,
+    ``k`` and ``s`` are ours (the appendix with Algorithm 9 was unreadable).
+    """
+    c, n1 = A_C.shape
+    s1 = min(c, 4 * n1)
+    S1 = sp.csr_matrix(
+        (rng.choice([-1.0, 1.0], c), (rng.integers(0, s1, c), np.arange(c))), shape=(s1, c)
+    )
+    M = np.asarray(S1 @ A_C)
+    M -= (M @ Q.T) @ Q
+    _, sv, Wt = np.linalg.svd(M, full_matrices=False)
+    keep = sv > TOL * max(float(sv.max(initial=0.0)), 1e-300) * math.sqrt(n1)
+    r = int(keep.sum())
+    if r == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    k = sketch_size(c)
+    Z = (Wt[keep].T / sv[keep]) @ (rng.standard_normal((r, k)) / math.sqrt(k))
+    Z -= Q.T @ (Q @ Z)
+    lev = np.einsum("ij,ij->i", A_C @ Z, A_C @ Z)
+    p = lev / lev.sum()
+    s = int(math.ceil(LSS_SAMPLES * r * math.log(r + 1.0)))
+    counts = np.bincount(rng.choice(c, size=s, p=p), minlength=c)
+    idx = np.flatnonzero(counts)
+    return idx, np.sqrt(counts[idx] / (s * p[idx]))
+
+
+def _top_directions(Bbar: np.ndarray, b: int) -> np.ndarray:
+    """The top ``b`` right singular vectors of ``Bbar`` (rows), those with a nonzero singular value."""
+    if Bbar.shape[0] == 0:
+        return np.zeros((0, Bbar.shape[1]))
+    _, sv, Wt = np.linalg.svd(Bbar, full_matrices=False)
+    keep = sv > TOL * max(float(sv.max(initial=0.0)), 1e-300) * math.sqrt(Bbar.shape[1])
+    return Wt[keep][:b]
+
+
 def project_to_small_rows(
     A_S: np.ndarray | sp.csc_matrix,
     A_rows: Any,
@@ -90,12 +145,20 @@ def project_to_small_rows(
     *,
     rows: str,
     rng: np.random.Generator,
+    basis: str = "rows",
 ) -> np.ndarray:
-    """An orthonormal basis ``Q`` (at most ``d`` rows) of the span of the heaviest rows of ``A_S``.
+    """An orthonormal basis ``Q`` (at most ``d`` rows) that covers the heaviest rows of ``A_S``.
 
     ``A_rows(idx)`` returns the dense rows ``idx`` of ``A_S``. ``rows`` is
-    ``"sketch"`` (JL-sketched norms) or ``"exact"``.
+    ``"sketch"`` (JL-sketched norms) or ``"exact"``. Each of ``BATCHES``
+    batches adds ``b`` directions: with ``basis="rows"`` the span of the ``b``
+    heaviest residual rows (version 1 of both walks); with ``"svd"`` the top
+    ``b`` eigenvectors of ``B^T B`` for the ``CANDIDATES * b`` heaviest
+    residual rows ``B`` (Larsen, exact); with ``"lss"`` the same from the
+    leverage-score sample of :func:`implicit_leverage_sample` (the paper).
     """
+    if basis not in ("rows", "svd", "lss"):
+        raise ValueError(f"basis must be 'rows', 'svd' or 'lss', not {basis!r}")
     m, n1 = A_S.shape
     Q = np.zeros((0, n1))
     if d <= 0:
@@ -117,11 +180,25 @@ def project_to_small_rows(
         else:
             raise ValueError(f"rows must be 'sketch' or 'exact', not {rows!r}")
         norms[chosen] = -np.inf
-        pick = np.argsort(-norms, kind="stable")[:b]
-        if not np.any(norms[pick] > 0):
+        width = b if basis == "rows" else min(CANDIDATES * b, int((~chosen).sum()))
+        pick = np.argsort(-norms, kind="stable")[:width]
+        pick = pick[norms[pick] > 0]
+        if not len(pick):
             break
-        chosen[pick] = True
-        Q = _orth_append(Q, A_rows(pick))[:d]
+        before = Q.shape[0]
+        if basis == "rows":
+            chosen[pick] = True
+            Q = _orth_append(Q, A_rows(pick))[:d]
+        else:
+            A_C = A_rows(pick)
+            if basis == "lss":
+                idx, wts = implicit_leverage_sample(A_C, Q, rng)
+                A_C = A_C[idx] * wts[:, None]
+            Bbar = A_C - (A_C @ Q.T) @ Q
+            chosen[pick[:b]] = True  # the b heaviest count as covered
+            Q = _orth_append(Q, _top_directions(Bbar, b))[:d]
+        if Q.shape[0] == before:
+            break
     return Q
 
 
@@ -247,11 +324,13 @@ def iterated_colouring(
     rows: str,
     engine: str,
     batch_exponent: float = 0.5,
+    basis: str = "rows",
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """A full colouring ``x in {-1, +1}^n`` by rounds of :func:`partial_colouring`.
 
     ``rows``: ``"sketch"`` or ``"exact"`` (ProjectToSmallRows); ``engine``:
-    ``"lazy"`` or ``"qr"``. The round-``r`` streams are
+    ``"lazy"`` or ``"qr"``; ``basis``: how ProjectToSmallRows turns the heavy
+    rows into directions (see :func:`project_to_small_rows`). The round-``r`` streams are
     ``default_rng([seed, r, 0])`` (walk) and ``default_rng([seed, r, 1])``
     (sketch). Returns ``x`` and counters (rounds, steps).
     """
@@ -277,7 +356,12 @@ def iterated_colouring(
                 return A_S[idx]
 
         Q = project_to_small_rows(
-            A_S, A_rows, n1 // 4, rows=rows, rng=np.random.default_rng([seed, rounds, 1])
+            A_S,
+            A_rows,
+            n1 // 4,
+            rows=rows,
+            rng=np.random.default_rng([seed, rounds, 1]),
+            basis=basis,
         )
         K = max(1, int(math.ceil(n1**batch_exponent)))
         xs, frozen, k = partial_colouring(
