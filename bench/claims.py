@@ -10,7 +10,7 @@ A claim is recorded in ``tasks/<family>/claims.toml``::
     tier = "standard"
     instances = ["G1", "G2"]            # omit for every instance of the tier
     [claim.comparison]
-    kind = "threshold"                  # or "versus"
+    kind = "threshold"                  # or "versus", "ratio", "slope", "saving"
     method = "ros"
     metric = "ratio"                    # a task metric, or wall_s / cpu_s / peak_rss_mb
     op = ">="
@@ -59,12 +59,26 @@ class Comparison(BaseModel):
     paired bootstrap over seeds) is ``op value``. ``baseline = "best-other"``
     takes, per instance, the other method with the highest final mean value.
 
-    ``resample`` (``threshold`` and ``versus``): what the 95% CI resamples. ``runs``
+    ``ratio``: the geometric mean of the paired ratios ``method / baseline``
+    (same instance, same seed) is ``op value``: a speed-up "at least 10x
+    faster" is ``metric = "wall_s"``, ``op = "<="``, ``value = 0.1``. The CI is
+    that of the mean log ratio, exponentiated; every value must be positive.
+
+    ``slope``: the least-squares slope of ``log(metric)`` on ``log(x_metric)``
+    over ``method``'s runs is ``op value`` (a scaling exponent: time against
+    a size, regret against a horizon). ``x_metric`` is a task metric, a runner
+    metric, or an instance parameter ``iparam.<name>``; it needs at least two
+    distinct positive values. Every run counts once, and each instance's runs
+    are weighted equally (a run of an instance with ``k`` runs weighs ``1/k``).
+
+    ``resample`` (``threshold``, ``versus``, ``ratio`` and ``slope``): what the 95% CI resamples. ``runs``
     (default): seeds within each instance, the instance set fixed;
     ``repetitions``: whole repetitions, for runs that share a random draw across
     instances; ``instances``: whole instances, for instances that are random draws
     (generated data) on which the methods are deterministic, so that every seed
     gives the same value and a within-instance interval would have zero width.
+    For ``slope``, ``instances`` resamples whole instances among those with the
+    same ``x_metric`` value, so every size stays in each resample.
 
     ``censored_at`` (``versus`` only): values at or above it were stopped by a
     budget cap (a training time at the cap says only "at least this long").
@@ -76,7 +90,7 @@ class Comparison(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    kind: Literal["threshold", "versus", "saving"]
+    kind: Literal["threshold", "versus", "ratio", "slope", "saving"]
     method: str
     metric: str
     op: Literal[">=", ">", "<=", "<"]
@@ -89,12 +103,20 @@ class Comparison(BaseModel):
 
     @model_validator(mode="after")
     def _complete(self) -> Comparison:
-        if self.kind in ("threshold", "saving") and self.value is None:
+        if self.kind in ("threshold", "saving", "ratio", "slope") and self.value is None:
             raise ValueError(f"a {self.kind} comparison needs `value`")
         if self.kind == "saving" and (not self.baseline or not self.x_metric):
             raise ValueError("a saving comparison needs `baseline` and `x_metric`")
-        if self.kind == "versus" and not self.baseline:
-            raise ValueError("a versus comparison needs `baseline`")
+        if self.kind in ("versus", "ratio") and not self.baseline:
+            raise ValueError(f"a {self.kind} comparison needs `baseline`")
+        if self.kind == "ratio" and not (self.value is not None and self.value > 0):
+            raise ValueError("a ratio comparison needs a positive `value`")
+        if self.kind == "slope" and not self.x_metric:
+            raise ValueError("a slope comparison needs `x_metric` (a metric or iparam.<name>)")
+        if self.kind != "saving" and self.kind != "slope" and self.x_metric is not None:
+            raise ValueError("`x_metric` applies to saving and slope comparisons only")
+        if self.kind != "versus" and self.margin:
+            raise ValueError("`margin` applies to versus comparisons only")
         if self.censored_at is not None and self.kind != "versus":
             raise ValueError("`censored_at` applies to versus comparisons only")
         if self.resample != "runs" and self.kind == "saving":
@@ -107,6 +129,10 @@ class Comparison(BaseModel):
         r = f"; CI resamples {self.resample}" if self.resample != "runs" else ""
         if self.kind == "threshold":
             return f"mean {self.metric} of {self.method} {self.op} {self.value:g}" + (f" ({r[2:]})" if r else "")
+        if self.kind == "ratio":
+            return f"{self.metric}: {self.method} / {self.baseline} {self.op} {self.value:g} (geometric mean of paired ratios{r})"
+        if self.kind == "slope":
+            return f"slope of log {self.metric} on log {self.x_metric}, {self.method}, {self.op} {self.value:g}" + (f" ({r[2:]})" if r else "")
         m = f" + {self.margin:g}" if self.margin else ""
         c = f"; pairs both >= {self.censored_at:g} (capped) left out" if self.censored_at is not None else ""
         return f"{self.metric}: {self.method} {self.op} {self.baseline}{m} (paired{c}{r})"
@@ -301,7 +327,7 @@ def verdict(
         df = df[df["instance"].isin(claim.instances)]
     if cmp_.kind == "saving":
         return _saving_verdict(claim, df, seed=seed, n_boot=min(n_boot, 2000), methods=methods)
-    names = [cmp_.method] + ([cmp_.baseline] if cmp_.kind == "versus" else [])
+    names = [cmp_.method] + ([cmp_.baseline] if cmp_.kind in ("versus", "ratio") else [])
     for m in names:
         if not (df["method"] == m).any():
             return Verdict(claim.id, "not testable here", reason=f"no {claim.tier}-tier results for {m!r}")
@@ -323,11 +349,17 @@ def verdict(
     ok = df[df["status"] == "ok"].copy()
     ok["_v"] = _values(ok, cmp_.metric)
     failed = sorted(i for i in want if not ((ok["method"] == cmp_.method) & (ok["instance"] == i)).any())
-    if cmp_.kind == "versus":
+    if cmp_.kind in ("versus", "ratio"):
         failed += sorted(i for i in want if not ((ok["method"] == cmp_.baseline) & (ok["instance"] == i)).any())
     if failed:
         return Verdict(claim.id, "inconclusive", reason=f"no valid run on {', '.join(sorted(set(failed))[:5])}")
 
+    if cmp_.kind == "slope":
+        return _slope_verdict(claim, ok, seed=seed, n_boot=min(n_boot, 2000), notes=notes)
+    if cmp_.kind == "ratio":
+        if not (ok.loc[ok["method"].isin(names), "_v"] > 0).all():
+            return Verdict(claim.id, "inconclusive", reason=f"a ratio needs positive values of {cmp_.metric!r}")
+        ok["_v"] = np.log(ok["_v"].astype(float))
     dropped = ""
     if cmp_.kind == "threshold":
         # in (instance, seed) order, so that the bootstrap does not depend on the order of the records
@@ -343,7 +375,7 @@ def verdict(
         # sorted by (instance, seed): the pairs, and so the bootstrap, do not depend on the order of
         # the records (an unpaired record of one method, e.g. a baseline's extra seeds, used to move it)
         diff = (a - b).dropna().sort_index()
-        thr = float(cmp_.margin)
+        thr = math.log(float(cmp_.value)) if cmp_.kind == "ratio" else float(cmp_.margin)  # type: ignore[arg-type]
         paired = set(diff.index.get_level_values("instance"))
         if len(paired) < len(want):
             return Verdict(claim.id, "inconclusive", reason="some instances have no run with the same seed for both methods")
@@ -373,6 +405,8 @@ def verdict(
         est, lo, hi = instance_bootstrap_ci(strata, seed=seed, n_boot=n_boot)
     else:
         est, lo, hi = stratified_bootstrap_ci(strata, seed=seed, n_boot=n_boot)
+    if cmp_.kind == "ratio":  # the CI of the mean log ratio, on the ratio scale
+        est, lo, hi, thr = math.exp(est), math.exp(lo), math.exp(hi), float(cmp_.value)  # type: ignore[arg-type]
     out = Verdict(claim.id, "inconclusive", est, lo, hi, len(strata), n_runs, evidence=evidence)
     if any(np.isnan(s).all() for s in strata):
         out.reason = f"metric {cmp_.metric!r} missing from the results"
@@ -393,6 +427,77 @@ def verdict(
         out.reason = f"95% CI [{lo:.4g}, {hi:.4g}] contains {thr:g}"
     if cmp_.kind == "versus" and cmp_.censored_at is not None:
         out.reason += dropped
+    if notes:
+        out.reason += "; judged on " + "; ".join(notes)
+    return out
+
+
+def _slope_ci(
+    x: np.ndarray, y: np.ndarray, groups: list[np.ndarray], levels: list[list[int]], *, resample: str, seed: int, n_boot: int
+) -> tuple[float, float, float]:
+    """Weighted least-squares slope of ``y`` on ``x`` (each group weighs 1) and its 95% bootstrap CI.
+
+    ``groups`` are the row indices of each instance; ``levels`` the group indices
+    sharing one ``x`` value. ``resample = "instances"`` redraws groups within each
+    level; otherwise rows within each group.
+    """
+
+    def fit(rows: list[np.ndarray]) -> float:
+        idx = np.concatenate(rows)
+        w = np.concatenate([np.full(len(r), 1.0 / len(r)) for r in rows])
+        xm, ym = np.average(x[idx], weights=w), np.average(y[idx], weights=w)
+        sxx = float(np.sum(w * (x[idx] - xm) ** 2))
+        return float(np.sum(w * (x[idx] - xm) * (y[idx] - ym)) / sxx) if sxx > 0 else math.nan
+
+    est = fit(groups)
+    rng = np.random.default_rng(seed)
+    boots = []
+    for _ in range(n_boot):
+        if resample == "instances":
+            rows = [groups[g] for lv in levels for g in rng.choice(lv, size=len(lv))]
+        else:
+            rows = [g[rng.integers(0, len(g), len(g))] for g in groups]
+        boots.append(fit(rows))
+    b = np.asarray(boots)
+    b = b[np.isfinite(b)]
+    if len(b) < n_boot // 2:
+        return est, math.nan, math.nan
+    return est, float(np.quantile(b, 0.025)), float(np.quantile(b, 0.975))
+
+
+def _slope_verdict(claim: Claim, ok: pd.DataFrame, *, seed: int, n_boot: int, notes: list[str]) -> Verdict:
+    """Verdict of a ``slope`` comparison (see :class:`Comparison`); ``ok`` has ``_v``."""
+    cmp_ = claim.comparison
+    sub = ok[ok["method"] == cmp_.method].sort_values(["instance", _pair_key(ok)], kind="stable")
+    xcol = str(cmp_.x_metric)
+    if xcol.startswith("iparam."):
+        if xcol not in sub.columns:
+            return Verdict(claim.id, "not testable here", reason=f"no instance parameter {xcol!r} in the results")
+        xs = pd.to_numeric(sub[xcol], errors="coerce")
+    else:
+        xs = pd.to_numeric(_values(sub, xcol), errors="coerce")
+    ys = pd.to_numeric(sub["_v"], errors="coerce")
+    good = (xs > 0) & (ys > 0)
+    if not good.all():
+        return Verdict(claim.id, "inconclusive", reason=f"a slope needs positive {cmp_.metric!r} and {xcol!r} on every run")
+    x, y = np.log(xs.to_numpy(float)), np.log(ys.to_numpy(float))
+    inst = sub["instance"].to_numpy()
+    names = sorted(set(inst))
+    groups = [np.flatnonzero(inst == i) for i in names]
+    xval = [round(float(np.mean(x[g])), 12) for g in groups]
+    uniq = sorted(set(xval))
+    if len(uniq) < 2:
+        return Verdict(claim.id, "not testable here", reason=f"{xcol!r} takes a single value on these runs")
+    levels = [[k for k, v in enumerate(xval) if v == u] for u in uniq]
+    est, lo, hi = _slope_ci(x, y, groups, levels, resample=cmp_.resample, seed=seed, n_boot=n_boot)
+    out = Verdict(claim.id, "inconclusive", est, lo, hi, len(groups), len(sub), evidence=list(sub["key"]))
+    if math.isnan(lo):
+        out.reason = "too few runs or sizes for a confidence interval"
+        return out
+    thr = float(cmp_.value)  # type: ignore[arg-type]
+    out.verdict = _decide(cmp_.op, thr, lo, hi)
+    side = {"confirmed": f"is {cmp_.op}", "contradicted": "lies on the wrong side of", "inconclusive": "contains"}[out.verdict]
+    out.reason = f"95% CI [{lo:.4g}, {hi:.4g}] {side} {thr:g} ({len(uniq)} values of {xcol})"
     if notes:
         out.reason += "; judged on " + "; ".join(notes)
     return out

@@ -601,3 +601,89 @@ def test_versus_resampling_instances_pairs_first_and_needs_two_instances():
     assert v.estimate == pytest.approx(1 / 3) and v.ci_low < 0 < v.ci_high and v.verdict == "inconclusive"
     one = judge(make_claim(cmp_, instances=["s0"]), frame(ours + theirs))
     assert one.verdict == "inconclusive" and "2 instances" in one.reason
+
+
+# ----------------------------------------------------------------------------- ratio and slope
+
+
+def ratio(op="<=", value=0.1, metric="wall_s", method="ros", baseline="greedy", **claim_kw) -> Claim:
+    cmp_ = Comparison(kind="ratio", method=method, baseline=baseline, metric=metric, op=op, value=value)
+    return make_claim(cmp_, **claim_kw)
+
+
+def _speedup_rows(factor_by_instance):
+    rows = []
+    for inst, factors in factor_by_instance.items():
+        for rep, f in enumerate(factors):
+            w = 1.0 + rep + 3 * len(rows)
+            rows.append(row("greedy", inst, rep, 0.0, wall_s=w, kind="baseline"))
+            rows.append(row("ros", inst, rep, 0.0, wall_s=w / f))
+    return frame(rows)
+
+
+def test_ratio_is_the_geometric_mean_of_paired_ratios():
+    df = _speedup_rows({"G1": [4.0, 4.0, 4.0], "G2": [16.0, 16.0, 16.0]})
+    v = judge(ratio("<=", 0.2), df)
+    assert v.estimate == pytest.approx(1 / 8)  # sqrt(1/4 * 1/16)
+    assert v.verdict == "confirmed" and v.ci_low == pytest.approx(1 / 8) and "<= 0.2" in v.reason
+    assert judge(ratio("<=", 0.1), df).verdict == "contradicted"  # 8x, not 10x
+    assert judge(ratio(">=", 0.1), df).verdict == "confirmed"
+
+
+def test_ratio_with_noise_is_inconclusive_near_the_value():
+    df = _speedup_rows({"G1": [8.0, 12.0, 10.0], "G2": [9.0, 11.0, 10.5]})
+    v = judge(ratio("<=", 0.1), df)
+    assert v.verdict == "inconclusive" and v.ci_low < 0.1 < v.ci_high
+
+
+def test_ratio_refuses_non_positive_values_and_needs_a_baseline_and_value():
+    df = _speedup_rows({"G1": [2.0, 2.0]})
+    df.loc[0, "wall_s"] = 0.0
+    assert judge(ratio(), df).verdict == "inconclusive"
+    with pytest.raises(ValidationError, match="baseline"):
+        Comparison(kind="ratio", method="ros", metric="wall_s", op="<=", value=0.1)
+    with pytest.raises(ValidationError, match="positive"):
+        Comparison(kind="ratio", method="ros", baseline="greedy", metric="wall_s", op="<=", value=0.0)
+
+
+def slope(op="<=", value=3.0, metric="wall_s", x="iparam.n", method="ros", resample="runs", **claim_kw) -> Claim:
+    cmp_ = Comparison(kind="slope", method=method, metric=metric, x_metric=x, op=op, value=value, resample=resample)
+    return make_claim(cmp_, **claim_kw)
+
+
+def _power_rows(exponent, sizes=(64, 128, 256, 512), noise=(0.9, 1.0, 1.1), per_size=1):
+    rows = []
+    for n in sizes:
+        for j in range(per_size):
+            for rep, e in enumerate(noise):
+                r = row("ros", f"n{n}-s{j}", rep, 0.0, wall_s=1e-6 * n**exponent * e * (1 + 0.05 * j))
+                r["iparam.n"] = n
+                rows.append(r)
+    return frame(rows)
+
+
+def test_slope_recovers_a_power_law_exponent():
+    v = judge(slope("<=", 2.2), _power_rows(2.0))
+    assert v.estimate == pytest.approx(2.0, abs=1e-9) and v.verdict == "confirmed"
+    assert "4 values of iparam.n" in v.reason
+    assert judge(slope(">=", 2.5), _power_rows(2.0)).verdict == "contradicted"
+    v = judge(slope("<=", 2.0, resample="instances"), _power_rows(2.0, per_size=2))
+    assert v.estimate == pytest.approx(2.0, abs=0.05) and v.n_instances == 8
+
+
+def test_slope_on_one_size_is_not_testable_and_needs_x_metric():
+    assert judge(slope(), _power_rows(2.0, sizes=(128,))).verdict == "not testable here"
+    with pytest.raises(ValidationError, match="x_metric"):
+        Comparison(kind="slope", method="ros", metric="wall_s", op="<=", value=3.0)
+    with pytest.raises(ValidationError, match="margin"):
+        Comparison(kind="threshold", method="ros", metric="score", op="<=", value=3.0, margin=0.1)
+
+
+def test_slope_reads_a_metric_as_x_and_weighs_instances_equally():
+    rows = []
+    for n, reps in ((10, 1), (100, 4)):  # 1 run at n = 10, 4 at n = 100: equal weight per instance
+        for rep in range(reps):
+            r = row("ros", f"n{n}", rep, float(n), metric="horizon", wall_s=float(n) ** 0.5)
+            rows.append(r)
+    v = judge(slope("<=", 0.6, x="horizon"), frame(rows))
+    assert v.estimate == pytest.approx(0.5)
