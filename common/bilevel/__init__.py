@@ -1,0 +1,1 @@
+"""Code the bilevel-hypercleaning methods and baselines share: the generator protocol (:mod:`.program`)."""

@@ -1,0 +1,1 @@
+"""The paper's method for bilevel-hypercleaning: ``tsp`` (:mod:`.tsp`), see tasks/bilevel/README.md."""
