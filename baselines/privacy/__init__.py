@@ -1,0 +1,1 @@
+"""Baselines of the privacy family (see tasks/privacy/README.md)."""
