@@ -247,6 +247,8 @@ class TaskDigest:
     filters: dict[str, Any] = field(default_factory=dict)
     claims_source: str | None = None
     paper_results: list[dict[str, Any]] | None = None
+    #: declared and audited privacy (:func:`privacy_rows`); empty for a task whose methods declare none
+    privacy: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def paper_method(self) -> str | None:
@@ -315,6 +317,50 @@ def verdict_rows(data: TaskData, task: str) -> list[dict[str, Any]]:
     return rows
 
 
+def privacy_rows(records: pd.DataFrame) -> list[dict[str, Any]]:
+    """Declared and audited privacy, one row per method (and audit instance), from ``ok`` records.
+
+    A task whose methods declare privacy records the metrics ``declared_epsilon``
+    and ``declared_delta`` on every run and the registered parameters
+    ``mechanism`` and ``accountant``; its audit instances add ``eps_lb`` (an
+    empirical lower bound on epsilon), ``privacy_violation`` (1 when
+    ``eps_lb`` exceeds the declared epsilon) and ``audit_max_detectable`` (the
+    largest bound the audit could give). Rows: the method's declarations over
+    the task's other instances (``instance = "(all)"``), then one row per audit
+    instance. ``status`` reads ``violates its declared epsilon`` on any
+    violation, ``non-private reference`` for an infinite declaration, else
+    ``no violation found`` (which an audit can never turn into a proof).
+    """
+    if records.empty or "metric.declared_epsilon" not in records.columns:
+        return []
+    ok = records[records["status"] == "ok"]
+
+    def col(g: pd.DataFrame, name: str) -> pd.Series:
+        return pd.to_numeric(g[f"metric.{name}"], errors="coerce") if f"metric.{name}" in g else pd.Series(np.nan, index=g.index)
+
+    out: list[dict[str, Any]] = []
+    for method, g in ok.groupby("method", sort=True):
+        params = json.loads(str(g["params"].iloc[0])) if "params" in g else {}
+        eps, delta, audit = col(g, "declared_epsilon"), col(g, "declared_delta"), col(g, "eps_lb").notna()
+        base = {"method": str(method), "kind": str(g["kind"].iloc[0]), "mechanism": str(params.get("mechanism", "–")),
+                "accountant": str(params.get("accountant", "–"))}  # fmt: skip
+        if (~audit).any():
+            e = eps[~audit]
+            out.append({**base, "instance": "(all)", "runs": int((~audit).sum()),
+                        "declared_epsilon": f"{e.min():g}" if e.min() == e.max() else f"{e.min():g}-{e.max():g}",
+                        "declared_delta": float(delta[~audit].max()), "eps_lb": math.nan, "max_detectable": math.nan,
+                        "violations": 0, "status": "non-private reference" if np.isinf(e).all() else "declared"})  # fmt: skip
+        for inst, a in g[audit].groupby("instance", sort=True):
+            ea = col(a, "declared_epsilon")
+            viol = int((col(a, "privacy_violation") == 1).sum())
+            status = ("violates its declared epsilon" if viol else
+                      "non-private reference" if np.isinf(ea).all() else "no violation found")  # fmt: skip
+            out.append({**base, "instance": str(inst), "runs": len(a), "declared_epsilon": f"{ea.max():g}",
+                        "declared_delta": float(col(a, "declared_delta").max()), "eps_lb": float(col(a, "eps_lb").max()),
+                        "max_detectable": float(col(a, "audit_max_detectable").max()), "violations": viol, "status": status})  # fmt: skip
+    return out
+
+
 def _mean_ci(x: np.ndarray | None, seed: int) -> tuple[float, float, float]:
     if x is None or len(x) == 0:
         return (math.nan, math.nan, math.nan)
@@ -351,6 +397,7 @@ def task_digest(data: TaskData, task: str, *, seed: int = 0) -> TaskDigest:
     d.speed_note = speed_note(df)
     d.filters = filter_options(df)
     d.statuses = status_counts(df)
+    d.privacy = privacy_rows(df)
     d.ranking = [(m, float(r)) for m, r in zip(res.methods, res.mean_ranks, strict=True)]
     d.n_blocks = int(res.n_blocks)
     d.best = best_label(list(res.methods), res.mean_ranks)
@@ -467,8 +514,10 @@ _TABLE_FRAMES = ("summary", "pareto", "profile_quality", "profile_time")
 def encode_digest(d: TaskDigest) -> dict[str, Any]:
     """``d`` as JSON-ready data (arrays and tables with their dtypes); :func:`decode_digest` inverts it, less the anytime
     traces and the paper's numbers (the ``claims.json`` of ``d.claims_source`` holds them)."""
-    skip = ("roles", "scores", "ranking", "tables", "paper_results")
+    skip = ("roles", "scores", "ranking", "tables", "paper_results", "privacy")
     out: dict[str, Any] = {f.name: getattr(d, f.name) for f in fields(d) if f.name not in skip}
+    if d.privacy:  # only where methods declare privacy, so that other tasks' files stay as they were
+        out["privacy"] = d.privacy
     out["ranking"] = [[m, float(r)] for m, r in d.ranking]
     out["roles"] = {k: [label, None if s is None else _nd(s)] for k, (label, s) in d.roles.items()}
     out["scores"] = {k: [float(v) for v in s] for k, s in d.scores.items()}

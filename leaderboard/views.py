@@ -296,6 +296,8 @@ def task_page(ctx: Ctx) -> None:
     else:
         runs, n_methods, n_instances = len(df), df["method"].nunique(), df["instance"].nunique()
         hw, note = sorted(set(hardware_label(df))), speed_note(df)
+    if digest.privacy and tier == digest.tier:
+        privacy_table(digest.privacy)
     st.caption(f"{runs} runs, {n_methods} methods, {n_instances} instances after filters")
     if len(hw) > 1:
         st.warning(
@@ -386,6 +388,26 @@ def task_page(ctx: Ctx) -> None:
     if not pt.empty:
         with st.expander(f"every number the paper reports ({len(pt)} rows, not ours)"):
             st.dataframe(pt, hide_index=True)
+
+
+def privacy_table(rows: list[dict[str, Any]]) -> None:
+    """Declared (epsilon, delta), mechanism and accountant of each method, and what the task's audit found."""
+    st.subheader("Privacy: declared, and audited")
+    table = pd.DataFrame(rows)
+    bad = sorted(set(table.loc[table["violations"] > 0, "method"]))
+    if bad:
+        st.error(f"Audit violation: {', '.join(bad)} gave an empirical epsilon lower bound above the epsilon it declares.")
+    st.caption(
+        "Each method declares its mechanism, accountant and (epsilon, delta); no run can prove them. On the audit instances "
+        "the task runs the method on neighbouring inputs and derives a 95% lower bound on epsilon (eps_lb); a bound above "
+        "the declared epsilon is a violation. 'No violation found' never means 'private': the audit cannot detect more than "
+        "max_detectable. All runs of this tier, unfiltered."
+    )
+
+    def style(row: pd.Series) -> list[str]:
+        return ["background-color: #f8d0d0; font-weight: bold" if row["violations"] > 0 else ""] * len(row)
+
+    st.dataframe(table.style.apply(style, axis=1), hide_index=True)
 
 
 def _task_paper_results(ctx: Ctx, task: str, digest: Any) -> list[dict[str, Any]]:

@@ -665,3 +665,30 @@ def test_filter_options_read_the_same_from_one_task_or_from_every_task():
     assert iparam_options(one) == iparam_options(every) == {"iparam.n": ["1000", "800"], "iparam.nu": ["0.5", "1"]}
     assert filter_options(one) == {"kinds": ["baseline", "method"], "tags": ["x", "y"], "iparams": iparam_options(one), "methods": ["a", "b"]}
     assert [param_text(v) for v in (800, 800.0, 0.25, True, "G1", float("nan"))] == ["800", "800", "0.25", "True", "G1", "nan"]
+
+
+def test_privacy_rows_mark_a_violation_and_the_non_private_reference():
+    from bench.digest import TaskDigest, encode_digest, privacy_rows
+
+    def rec(method, kind, instance, eps, lb=None, viol=None, mech="laplace"):
+        r = {"method": method, "kind": kind, "instance": instance, "status": "ok",
+             "params": json.dumps({"mechanism": mech, "accountant": "pure-dp"}),
+             "metric.declared_epsilon": eps, "metric.declared_delta": 0.0}  # fmt: skip
+        if lb is not None:
+            r.update({"metric.eps_lb": lb, "metric.privacy_violation": viol, "metric.audit_max_detectable": 3.3})
+        return r
+
+    df = pd.DataFrame(
+        [rec("leaky", "method", "task-a", 1.0), rec("leaky", "method", "audit-a", 1.0, 2.5, 1), rec("leaky", "method", "audit-a", 1.0, 0.4, 0)]
+        + [rec("ref", "baseline", "task-a", math.inf, mech="none"), rec("ref", "baseline", "audit-a", math.inf, 3.0, 0, mech="none")]
+        + [rec("good", "method", "task-a", 0.1), rec("good", "method", "task-a", 8.0), rec("good", "method", "audit-a", 1.0, 0.0, 0)]
+    )
+    rows = {(r["method"], r["instance"]): r for r in privacy_rows(df)}
+    assert rows[("leaky", "audit-a")]["status"] == "violates its declared epsilon" and rows[("leaky", "audit-a")]["violations"] == 1
+    assert rows[("leaky", "audit-a")]["eps_lb"] == 2.5
+    assert rows[("ref", "audit-a")]["status"] == "non-private reference" and rows[("ref", "audit-a")]["mechanism"] == "none"
+    assert rows[("good", "audit-a")]["status"] == "no violation found"
+    assert rows[("good", "(all)")]["declared_epsilon"] == "0.1-8"
+    assert privacy_rows(df.drop(columns=["metric.declared_epsilon"])) == []
+    # a task without declarations keeps its digest file as it was (no "privacy" key)
+    assert "privacy" not in encode_digest(TaskDigest(task="t", area="a", family="f", paper="p", version="1", tier=None))
