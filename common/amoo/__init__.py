@@ -1,0 +1,1 @@
+"""Code shared by the methods and baselines of ``aligned-multiobjective``."""
