@@ -5,11 +5,12 @@ Reads the task's ``ok`` records, from a published results folder
 
 1. prints, per instance and method, the median Pearson and the median
    log10 speed-up over the task's warm-started LOO (``log10_speedup``) and over
-   the from-scratch LOO (``log10_speedup_cold``);
+   the from-scratch LOO (``log10_speedup_cold``) and over the paper-protocol
+   LOO, Adam retraining (``log10_speedup_adam``);
 2. on the Cox series with d = 10 (n = 200, 400, 700, 1000: four sizes) fits
    the least-squares slope of log(time) on log(n) for the LOO (its time is
    ``method_s / time_ratio``, the same in every record of an instance), the
-   from-scratch LOO, ``vif`` and ``vif-batched``, and the slope of
+   from-scratch and Adam LOOs, ``vif`` and ``vif-batched``, and the slope of
    log10(speed-up) on log10(n), with a 95% bootstrap interval resampling the
    runs within each size;
 3. extrapolates, from that fit, the n at which each method's speed-up over
@@ -65,7 +66,7 @@ def main() -> None:
     rng = np.random.default_rng(0)
 
     print(
-        "instance                  method              pearson  log10 speed-up (warm LOO)  (from-scratch LOO)"
+        "instance                  method              pearson  log10 speed-up over LOO: warm  from scratch  Adam"
     )
     for inst in sorted(df["instance"].unique()):
         for m in METHODS:
@@ -74,7 +75,8 @@ def main() -> None:
                 continue
             print(
                 f"{inst:25s} {m:18s} {np.median(col(sub, 'pearson')):8.4f} "
-                f"{np.median(col(sub, 'log10_speedup')):10.2f} {np.median(col(sub, 'log10_speedup_cold')):22.2f}"
+                f"{np.median(col(sub, 'log10_speedup')):10.2f} {np.median(col(sub, 'log10_speedup_cold')):12.2f}"
+                f" {np.median(col(sub, 'log10_speedup_adam')):6.2f}"
             )
 
     ns = np.array([int(i.split("-")[1][1:]) for i in SERIES], dtype=float)
@@ -93,11 +95,17 @@ def main() -> None:
     cold = np.array(
         [np.median(col(r, "method_s") * 10 ** col(r, "log10_speedup_cold")) for r in vif_runs]
     )
+    adam = np.array(
+        [np.median(col(r, "method_s") * 10 ** col(r, "log10_speedup_adam")) for r in vif_runs]
+    )
     print(
         f"  LOO (warm Newton)        times {np.round(loo, 3)} s, slope of log time on log n {np.polyfit(lx, np.log10(loo), 1)[0]:.2f}"
     )
     print(
         f"  LOO (from scratch)       times {np.round(cold, 3)} s, slope {np.polyfit(lx, np.log10(cold), 1)[0]:.2f}"
+    )
+    print(
+        f"  LOO (Adam, 200 epochs)   times {np.round(adam, 3)} s, slope {np.polyfit(lx, np.log10(adam), 1)[0]:.2f}"
     )
     for m in ("vif", "vif-batched"):
         groups = [col(runs(i, m), "method_s") for i in SERIES]
@@ -109,7 +117,7 @@ def main() -> None:
         ]
         lo, hi = np.percentile(boot, [2.5, 97.5])
         print(f"  {m:24s} times {np.round(med, 3)} s, slope {slope:.2f} [{lo:.2f}, {hi:.2f}]")
-        for name, ref in (("warm LOO", loo), ("from-scratch LOO", cold)):
+        for name, ref in (("warm LOO", loo), ("from-scratch LOO", cold), ("Adam LOO", adam)):
             sp = np.log10(ref / med)
             b, a = np.polyfit(lx, sp, 1)
             where = 10 ** ((3.0 - a) / b) if b > 0 else float("inf")
