@@ -10,9 +10,16 @@ discriminating-path length unlimited (causal-learn's defaults).
 
 RFCI is not in causal-learn 0.1.4.8 (``causallearn.search.ConstraintBased`` has FCI, PC and
 CD-NOD only), so it is not run here.
+
+causal-learn hashes its nodes and edges by ``hash(str)``, which Python salts per process, so
+FCI's visiting order (and its number of CI tests, by a few per cent) changed from one process
+to the next; ``run`` gives ``GraphNode`` and ``Edge`` a CRC-32 hash of the same strings in
+this process so that a run is reproducible. Equality, and so the algorithm, is unchanged.
 """
 
 from __future__ import annotations
+
+import zlib
 
 import numpy as np
 
@@ -34,8 +41,12 @@ class FCICausalLearn(OracleMethod):
     """Global FCI over all observed variables, then the read-off for Y."""
 
     def run(self, ci):
+        from causallearn.graph.Edge import Edge
+        from causallearn.graph.GraphNode import GraphNode
         from causallearn.search.ConstraintBased.FCI import fci
 
+        GraphNode.__hash__ = lambda node: zlib.crc32(node.get_name().encode())
+        Edge.__hash__ = lambda edge: zlib.crc32(str(edge).encode())
         name = causallearn_cit(ci, "local_causal_forward")
         dummy = np.zeros((max(self.n_samples, self.q + 1), self.q))
         g, _ = fci(
