@@ -79,8 +79,8 @@ CATALOG = Catalog(
     {
         "smoke": grid(mode=("oracle",), p=(12,), h=(15,), n=(0,), seed=(0,))
         + grid(mode=("gauss",), p=(12,), h=(15,), n=(2000,), seed=(0,)),
-        "standard": grid(mode=("oracle",), p=(20, 30), h=(15,), n=(0,), seed=(0, 1))
-        + grid(mode=("gauss",), p=(20, 30), h=(15,), n=(2000,), seed=(0, 1)),
+        "standard": grid(mode=("oracle",), p=(20, 30), h=(15,), n=(0,), seed=(0, 1, 2))
+        + grid(mode=("gauss",), p=(20, 30), h=(15,), n=(2000,), seed=(0, 1, 2)),
         "full": grid(mode=("oracle",), p=(20, 30, 40, 50), h=(10, 20), n=(0,), seed=(0, 1, 2, 3, 4))
         + grid(
             mode=("gauss",), p=(20, 30, 40, 50), h=(10, 20), n=(1000, 5000), seed=(0, 1, 2, 3, 4)
