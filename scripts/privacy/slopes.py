@@ -44,7 +44,9 @@ def frame(args: argparse.Namespace, task: str) -> pd.DataFrame:
     return df[(df["status"] == "ok") & (df["tier"] == "standard")]
 
 
-def slope_ci(x: np.ndarray, y: np.ndarray, reps: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+def slope_ci(
+    x: np.ndarray, y: np.ndarray, reps: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
     """Slope of ``log y`` on ``log x`` and a 95% CI resampling points within each x."""
     lx, ly = np.log(x), np.log(y)
     s = float(np.polyfit(lx, ly, 1)[0])
@@ -61,7 +63,9 @@ def slope_ci(x: np.ndarray, y: np.ndarray, reps: int = 2000, seed: int = 0) -> t
 def classification(args: argparse.Namespace) -> None:
     df = frame(args, "private-classification")
     df = df[df["instance"].str.match(r"erm-g0\.05-n\d+-d20-o10-e1-r1-s0")]
-    print("private-classification: slope of log(train_risk) on log(n), gamma 0.05, d 20, 10 outliers, eps 1 (claimed -1)")
+    print(
+        "private-classification: slope of log(train_risk) on log(n), gamma 0.05, d 20, 10 outliers, eps 1 (claimed -1)"
+    )
     print("| method | n values | slope | 95% CI |")
     print("|---|---|---|---|")
     for m, g in df.groupby("method"):
@@ -75,7 +79,9 @@ def distinct(args: argparse.Namespace) -> None:
     df = frame(args, "private-distinct-count")
     df = df[df["instance"].str.startswith("stream-")]
     df = df.assign(regime=np.where(df["iparam.W"] == 16, "W = 16", "W = T^(2/3)"))
-    print("private-distinct-count: slopes in T (T = 4,096-262,144) of space_words and max_abs_error")
+    print(
+        "private-distinct-count: slopes in T (T = 4,096-262,144) of space_words and max_abs_error"
+    )
     print("| regime | method | space slope | 95% CI | error slope | 95% CI |")
     print("|---|---|---|---|---|---|")
     for (reg, m), g in df.groupby(["regime", "method"]):
@@ -83,7 +89,9 @@ def distinct(args: argparse.Namespace) -> None:
         sp = slope_ci(T, g["metric.space_words"].to_numpy(float))
         err = g["metric.max_abs_error"].to_numpy(float)
         er = slope_ci(T, np.maximum(err, 1e-9)) if err.max() > 0 else (float("nan"),) * 3
-        print(f"| {reg} | {m} | {sp[0]:.2f} | [{sp[1]:.2f}, {sp[2]:.2f}] | {er[0]:.2f} | [{er[1]:.2f}, {er[2]:.2f}] |")
+        print(
+            f"| {reg} | {m} | {sp[0]:.2f} | [{sp[1]:.2f}, {sp[2]:.2f}] | {er[0]:.2f} | [{er[1]:.2f}, {er[2]:.2f}] |"
+        )
 
 
 def main() -> None:
