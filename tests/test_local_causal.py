@@ -225,3 +225,13 @@ def test_bridge_runs_a_sequential_algorithm_through_the_session():
     m = _drive(inst, Marginal(inst, seed=0, budget=10.0))
     assert m["ci_tests"] == m["ci_queries"] == inst.data["n_vars"] - 1
     assert m["rounds"] == inst.data["n_vars"]
+
+
+def test_fci_baseline_through_the_oracle_recovers_the_truth_and_is_reproducible():
+    from baselines.local_causal.fci_causallearn import FCICausalLearn
+
+    inst = TASK.load(SMOKE[0])  # the oracle smoke instance
+    first = _drive(inst, FCICausalLearn(inst, seed=0, budget=30.0, alpha=0.01))
+    again = _drive(inst, FCICausalLearn(inst, seed=1, budget=30.0, alpha=0.01))
+    assert first["macro_f1"] == 1.0
+    assert first["ci_tests"] == again["ci_tests"] > 0
