@@ -9,8 +9,10 @@ observed variable. The task answers every query, counts the distinct ones, and s
 labels against the ancestral relations read off the true PAG (:mod:`tasks.local_causal.graphs`).
 
 Modes: ``oracle`` (d-separation in the true DAG among the observed variables; p-value 1 for
-separated, 0 otherwise) and ``gauss`` (Fisher's z test on ``n`` samples of a linear-Gaussian
-SEM that only the task holds). See tasks/local_causal/README.md.
+separated, 0 otherwise), ``gauss`` (Fisher's z test on ``n`` samples of a linear-Gaussian
+SEM that only the task holds) and ``disc`` (causal-learn's G^2 test on ``n`` samples of a
+binary Bayesian network on the same DAG, also held by the task only). See
+tasks/local_causal/README.md.
 """
 
 from __future__ import annotations
@@ -36,11 +38,13 @@ from tasks.local_causal.graphs import (
     CAUSE,
     NON_CAUSE,
     POSSIBLE,
+    GSquare,
     ancestral_labels,
     d_separated,
     dag_lists,
     fisher_z_pvalue,
     random_dag,
+    sample_discrete,
     sample_gaussian,
     true_pag,
 )
@@ -56,8 +60,8 @@ MAX_BATCH = 4096
 def _check(fields: dict[str, Any]) -> None:
     if fields["mode"] == "oracle" and fields["n"] != 0:
         raise ValueError(f"{fields}: oracle instances have no samples; write n0")
-    if fields["mode"] == "gauss" and fields["n"] < 100:
-        raise ValueError(f"{fields}: gauss instances need n >= 100 samples")
+    if fields["mode"] in ("gauss", "disc") and fields["n"] < 100:
+        raise ValueError(f"{fields}: {fields['mode']} instances need n >= 100 samples")
     if not 5 <= fields["p"] <= 200:
         raise ValueError(f"{fields}: p must be in [5, 200]")
     if not 0 <= fields["h"] <= 50:
@@ -70,7 +74,7 @@ CATALOG = Catalog(
         "local-causal-relations",
         "{mode}-p{p}-h{h}-n{n}-s{seed}",
         example="oracle-p20-h15-n0-s0",
-        mode=Choice(("oracle", "gauss")),
+        mode=Choice(("oracle", "gauss", "disc")),
         p=Int(label="nodes", minimum=1),
         h=Int(label="hidden %"),
         n=Int(label="samples"),
@@ -80,10 +84,14 @@ CATALOG = Catalog(
         "smoke": grid(mode=("oracle",), p=(12,), h=(15,), n=(0,), seed=(0,))
         + grid(mode=("gauss",), p=(12,), h=(15,), n=(2000,), seed=(0,)),
         "standard": grid(mode=("oracle",), p=(20, 30), h=(15,), n=(0,), seed=(0, 1, 2))
-        + grid(mode=("gauss",), p=(20, 30), h=(15,), n=(2000,), seed=(0, 1, 2)),
+        + grid(mode=("gauss",), p=(20, 30), h=(15,), n=(2000,), seed=(0, 1, 2))
+        + grid(mode=("disc",), p=(20,), h=(15,), n=(2000,), seed=(0, 1, 2)),
         "full": grid(mode=("oracle",), p=(20, 30, 40, 50), h=(10, 20), n=(0,), seed=(0, 1, 2, 3, 4))
         + grid(
             mode=("gauss",), p=(20, 30, 40, 50), h=(10, 20), n=(1000, 5000), seed=(0, 1, 2, 3, 4)
+        )
+        + grid(
+            mode=("disc",), p=(20, 30, 40, 50), h=(10, 20), n=(2000, 5000), seed=(0, 1, 2, 3, 4)
         ),
     },
     validate=_check,
@@ -135,6 +143,7 @@ class CISession(Session):
         self._obs = [int(v) for v in pv["observed"]]
         self._lists = dag_lists(self._adj)
         self._corr = pv.get("corr")
+        self._gsq = GSquare(pv["discrete"]) if self.mode == "disc" else None
         self._n = int(instance.data["n_samples"])
         self._cache: dict[tuple[int, int, bytes], float] = {}
         self.round = 0
@@ -149,6 +158,8 @@ class CISession(Session):
                 self._adj, self._obs[x], self._obs[y], {self._obs[c] for c in s}, self._lists
             )
             return 1.0 if sep else 0.0
+        if self._gsq is not None:
+            return self._gsq(x, y, s)
         return fisher_z_pvalue(self._corr, self._n, x, y, s)
 
     def state(self) -> dict[str, Any] | None:
@@ -308,7 +319,7 @@ class LocalCausalTask(CatalogTask):
         description=(
             "Random DAGs with hidden common causes and one observed target Y: label every observed X "
             "as a definite cause, definite non-cause or possible cause of Y, asking a CI-test oracle "
-            "(d-separation or Fisher z on task-held Gaussian data) that the task counts; scored by "
+            "(d-separation, Fisher z on task-held Gaussian data or G^2 on task-held binary data) that the task counts; scored by "
             "3-class macro-F1 against the relations in the true PAG."
         ),
         metrics=[
@@ -408,6 +419,8 @@ class LocalCausalTask(CatalogTask):
         if fields["mode"] == "gauss":
             x = sample_gaussian(dag, fields["n"], fields["seed"])[:, dag.observed]
             private["corr"] = np.corrcoef(x, rowvar=False)
+        elif fields["mode"] == "disc":
+            private["discrete"] = sample_discrete(dag, fields["n"], fields["seed"])[:, dag.observed]
         return data, private
 
     def reference(
