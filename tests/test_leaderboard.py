@@ -321,3 +321,33 @@ def test_the_default_task_page_comes_from_the_digests_without_reading_a_record(m
     assert not at.exception
     table = _frame(at.dataframe[0])
     assert set(table.loc[table["row"] == "measured here", "kind"]) == {"baseline"}
+
+
+def test_privacy_table_names_a_violating_method_in_a_banner():
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        from leaderboard.views import privacy_table
+
+        row = {"method": "m", "kind": "method", "mechanism": "laplace", "accountant": "pure-dp", "runs": 3,
+               "declared_delta": 0.0, "max_detectable": 3.3}  # fmt: skip
+        privacy_table([
+            {**row, "instance": "audit-a", "declared_epsilon": "1", "eps_lb": 2.5, "violations": 1, "status": "violates its declared epsilon"},
+            {**row, "method": "ok", "instance": "audit-a", "declared_epsilon": "1", "eps_lb": 0.0, "violations": 0, "status": "no violation found"},
+        ])  # fmt: skip
+
+    at = AppTest.from_function(page, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.error) == 1 and "m gave an empirical epsilon lower bound" in at.error[0].value
+    assert "Privacy: declared, and audited" in [s.value for s in at.subheader]
+    table = _frame(at.dataframe[0])
+    assert list(table["status"]) == ["violates its declared epsilon", "no violation found"]
+
+
+def test_a_private_task_page_shows_declared_and_audited_privacy(monkeypatch):
+    at = _app(monkeypatch, ROOT / "results", "Task", task="private-classification")
+    assert "Privacy: declared, and audited" in [s.value for s in at.subheader]
+    table = _frame(at.dataframe[0])
+    assert {"mechanism", "accountant", "declared_epsilon", "eps_lb", "status"} <= set(table.columns)
+    assert "non-private reference" in set(table["status"]) and not at.error  # the SVM is a reference, not a violation
