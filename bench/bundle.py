@@ -626,9 +626,7 @@ def publish_claims(task: Any, results_dir: Path, *, author: str | None = None) -
     """
     name = task.meta.name
     task_dir = Path(results_dir) / name
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        current = load_bundles(results_dir, name)
+    current = load_bundles(results_dir, name, warn=False)
     if name not in current.tasks:
         raise PublishError(f"no published results bundle of {name} under {results_dir}: publish its results first (the claims come with them)")
     diff = _claims_difference(task, current)
@@ -744,7 +742,7 @@ def checked_manifest(bdir: Path) -> dict[str, Any]:
     return manifest
 
 
-def _superseded(loaded: list[tuple[Any, ...]], messages: list[str]) -> dict[str, list[str]]:
+def _superseded(loaded: list[tuple[Any, ...]], messages: list[str], warn: bool = True) -> dict[str, list[str]]:
     """Old bundle name -> the names of the bundles (same task) that replace it."""
     by_name = {bdir.name: (bdir, manifest) for bdir, manifest, *_ in loaded}
     out: dict[str, list[str]] = {}
@@ -761,7 +759,8 @@ def _superseded(loaded: list[tuple[Any, ...]], messages: list[str]) -> dict[str,
                 out.setdefault(old, []).append(bdir.name)
                 continue
             messages.append(msg)
-            warnings.warn(msg, stacklevel=3)
+            if warn:
+                warnings.warn(msg, stacklevel=3)
     return out
 
 
@@ -777,7 +776,7 @@ def _replacements(name: str, superseded: dict[str, list[str]]) -> set[str]:
     return out
 
 
-def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
+def load_bundles(results_dir: str | Path, task: str | None = None, *, warn: bool = True) -> Bundles:
     """Read every bundle under ``results_dir`` (optionally one task's).
 
     Records get a ``bundle`` column and the bundle's ``origin``. A bundle that
@@ -798,6 +797,11 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
     bundle of ``bench publish --claims-only`` counts when it is newer than
     the task's newest results bundle), and each method's ``methods`` entry
     from the newest bundle holding it.
+
+    With ``warn=False`` the messages are only kept in ``warnings``. Callers
+    that print those themselves pass it rather than wrapping the call in
+    :class:`warnings.catch_warnings`, which swaps process-wide state and is
+    not thread-safe: the leaderboard reads bundles in a background thread.
     """
     root = Path(results_dir)
     frames = []
@@ -840,10 +844,11 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
         except Exception as exc:
             msg = f"{bdir}: bundle skipped ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
             out.warnings.append(msg)
-            warnings.warn(msg, stacklevel=2)
+            if warn:
+                warnings.warn(msg, stacklevel=2)
             continue
         loaded.append((bdir, manifest, df, tjson, cjson, mjson))
-    out.superseded = _superseded(loaded, out.warnings)
+    out.superseded = _superseded(loaded, out.warnings, warn)
     keys = {bdir.name: set(df["key"]) for bdir, _, df, *_ in loaded}
     methods = {bdir.name: set(manifest.get("supersedes_methods") or []) for bdir, manifest, *_ in loaded}
     meta_sources = []
@@ -899,7 +904,8 @@ def load_bundles(results_dir: str | Path, task: str | None = None) -> Bundles:
                     "replace it, publish the rerun with `bench publish --supersedes <old bundle>`)"
                 )
                 out.warnings.append(msg)
-                warnings.warn(msg, stacklevel=2)
+                if warn:
+                    warnings.warn(msg, stacklevel=2)
             records = records[~dup].reset_index(drop=True)
         out.records = records
     return out

@@ -503,9 +503,7 @@ def cmd_verify(a: argparse.Namespace) -> int:
     if a.results and not a.store:
         if not Path(a.results).is_dir():
             raise _Usage(f"--results {a.results}: no such directory")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the same messages are in b.warnings, printed below
-            b = load_bundles(a.results, a.task)
+        b = load_bundles(a.results, a.task, warn=False)  # the same messages are in b.warnings, printed below
         df, root = b.records, Path(a.results)
         skipped = [w for w in b.warnings if "bundle skipped" in w]
         for w in skipped:  # a bundle whose files no longer match its manifest is itself a failed check

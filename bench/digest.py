@@ -36,7 +36,6 @@ import hashlib
 import json
 import math
 import os
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -569,9 +568,7 @@ def compute_task_digest(results_dir: str | Path, task: str, *, seed: int = 0) ->
 
     root = Path(results_dir)
     task_dir = root / task
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the same messages are kept in b.warnings
-        b = load_bundles(root, task=task)
+    b = load_bundles(root, task=task, warn=False)  # the same messages are kept in b.warnings
     data = _BundleData(records=b.records, tasks=b.tasks, claims=b.claims, methods=b.methods, paper_results=b.paper_results,
                        claims_source=b.claims_source)  # fmt: skip
     d = task_digest(data, task, seed=seed) if task in b.tasks and not b.records.empty else None

@@ -234,8 +234,12 @@ class Store:
         atomic_write(self.record_path(record.task, record.key), record.model_dump_json(indent=1).encode())
         return record
 
-    def iter_records(self, task: str | None = None) -> Iterator[RunRecord]:
-        """Every readable record; corrupted or foreign files are skipped with a warning naming them."""
+    def iter_records(self, task: str | None = None, skipped: list[str] | None = None) -> Iterator[RunRecord]:
+        """Every readable record; corrupted or foreign files are skipped with a warning naming them.
+
+        With a ``skipped`` list, the messages are appended to it instead of
+        being emitted as Python warnings (thread-safe, unlike catching them).
+        """
         roots = [self.root / task] if task else [p for p in sorted(self.root.glob("*")) if p.is_dir() and not p.name.startswith("_")]
         for root in roots:
             for path in sorted(root.glob("*/*.json")):
@@ -245,11 +249,18 @@ class Store:
                         raise ValueError(f"not a bench run record of schema version {SCHEMA_VERSION}")
                     yield RunRecord.model_validate(raw)
                 except (ValidationError, ValueError, OSError, UnicodeDecodeError) as exc:
-                    warnings.warn(f"{path}: skipped ({_first_error(exc)})", stacklevel=2)
+                    msg = f"{path}: skipped ({_first_error(exc)})"
+                    if skipped is None:
+                        warnings.warn(msg, stacklevel=2)
+                    else:
+                        skipped.append(msg)
 
-    def frame(self, task: str | None = None) -> pd.DataFrame:
-        """All records as a long DataFrame (one row per job); see :func:`records_frame`."""
-        return records_frame(list(self.iter_records(task)))
+    def frame(self, task: str | None = None, skipped: list[str] | None = None) -> pd.DataFrame:
+        """All records as a long DataFrame (one row per job); see :func:`records_frame`.
+
+        ``skipped``, if given, collects the messages of unreadable files (see :meth:`iter_records`).
+        """
+        return records_frame(list(self.iter_records(task, skipped)))
 
     # -- sweeps -----------------------------------------------------------------
     def sweep_path(self, sweep: str) -> Path:

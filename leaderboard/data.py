@@ -12,7 +12,6 @@ before starting the app; this module only reads those files.
 from __future__ import annotations
 
 import json
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,9 +60,7 @@ class Data:
 
 def load_results(results_dir: str | Path) -> Data:
     """Every bundle under ``results_dir``; unreadable ones become warnings that name them."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the same messages come back in b.warnings
-        b = load_bundles(results_dir)
+    b = load_bundles(results_dir, warn=False)  # the same messages come back in b.warnings
     counted = {str(m.get("bundle", Path(p).name)) for p, m in b.manifests.items()}
     replaced = {}
     for name in sorted(set(b.superseded) - counted):
@@ -117,10 +114,7 @@ def load_store(store_dir: str | Path) -> Data:
     """
     root = Path(store_dir)
     out = Data(source=f"local run store {root}", records=pd.DataFrame())
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        df = Store(root).frame()
-    out.warnings += [str(w.message) for w in caught]
+    df = Store(root).frame(skipped=out.warnings)  # no warnings.catch_warnings: this runs in a background thread too
     if df.empty:
         return out
     df["origin"] = "local (not published)"

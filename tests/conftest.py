@@ -26,6 +26,23 @@ os.environ["BENCH_TEST_SESSION"] = SESSION
 os.environ.setdefault("BENCH_STORE", str(Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-test-store-{os.getpid()}"))
 
 
+@pytest.fixture(autouse=True)
+def _no_leaderboard_preload_left_running():
+    """Wait, after each test, for the leaderboard's background record loader (``bench-lb-preload``).
+
+    An AppTest run starts it and returns; left running into the next test, the
+    ``warnings.catch_warnings`` that pandas uses inside ``read_parquet`` would
+    swap the process-wide warning hooks under that test's ``pytest.warns``
+    (CI lost a warning that way once).
+    """
+    import threading
+
+    yield
+    for t in threading.enumerate():
+        if t.name == "bench-lb-preload":
+            t.join(timeout=120)
+
+
 def run_toy_sweep(store: Path, methods: tuple[str, ...], seeds: int) -> Path:
     """A finished toy-mean sweep of ``methods`` into ``store`` (quietly; fails the test on a non-zero exit)."""
     import contextlib

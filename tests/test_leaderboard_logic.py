@@ -101,6 +101,12 @@ def test_supersedes_replaces_shared_jobs_only_within_its_task_and_origin(results
     (rogue / "manifest.json").write_text(json.dumps({**manifest, "bundle": rogue.name, "supersedes": [toy.name, knap.name]}))
     with pytest.warns(UserWarning, match="another task"):
         b = load_bundles(results_copy)
+    import warnings
+
+    with warnings.catch_warnings():  # warn=False keeps the same messages and emits none (for background threads)
+        warnings.simplefilter("error")
+        quiet = load_bundles(results_copy, warn=False)
+    assert quiet.warnings == b.warnings and quiet.superseded == b.superseded
     assert b.superseded == {knap.name: [again.name], toy.name: [rogue.name]}
     assert len(b.records) == len(bundles.records) and not b.records["key"].duplicated().any()
     knap_rows = b.records[b.records["task"] == "knapsack"]

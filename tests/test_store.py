@@ -230,6 +230,11 @@ def test_bad_files_are_skipped_with_a_warning_naming_them(tmp_path, name, conten
     with pytest.warns(UserWarning, match=re.escape(str(bad))):
         df = store.frame("knapsack")
     assert list(df["key"]) == [good.key]
+    skipped: list[str] = []  # the thread-safe form: the messages are collected, nothing is emitted
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = store.frame("knapsack", skipped=skipped)
+    assert list(df["key"]) == [good.key] and len(skipped) == 1 and str(bad) in skipped[0]
 
 
 def test_frame_flattens_records(tmp_path):
