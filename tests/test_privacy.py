@@ -64,13 +64,23 @@ def test_audit_bound_is_zero_on_noise_and_maximal_on_perfect_separation():
     assert epsilon_lower_bound(rng.standard_normal(400), bits, 1e-6).eps_lb == 0.0
     perfect = epsilon_lower_bound(bits.astype(float), bits, 0.0)
     assert perfect.tpr == 1.0 and perfect.fpr == 0.0
-    assert (
-        perfect.eps_lb == pytest.approx(max_detectable(200), rel=0.05)
-        and 3.0 < perfect.eps_lb < 3.6
-    )
+    assert perfect.eps_lb == pytest.approx(perfect.max_detectable, rel=1e-12) and 3.0 < perfect.eps_lb < 3.6
     # a shift of two standard deviations is seen, but well below what perfect separation gives
     shifted = epsilon_lower_bound(rng.standard_normal(400) + 2.0 * bits, bits, 1e-6).eps_lb
     assert 0.3 < shifted < perfect.eps_lb
+
+
+def test_no_audit_exceeds_its_own_ceiling_whatever_the_split():
+    # the ceiling comes from the held-out counts: an unbalanced split reaches above the balanced one
+    assert max_detectable(26, 24) > max_detectable(25, 25)
+    rng = np.random.default_rng(1)
+    for trial in range(40):
+        m = int(rng.integers(20, 200))
+        bits = (rng.random(m) < rng.uniform(0.2, 0.8)).astype(int)
+        stats = bits + rng.normal(0.0, rng.choice([0.01, 0.3, 1.0]), m)  # from perfect separation to noise
+        res = epsilon_lower_bound(stats, bits, 1e-4)
+        assert res.test_pos + res.test_neg == res.test_trials == m - m // 2
+        assert res.eps_lb <= res.max_detectable + 1e-12, (trial, res)
 
 
 def test_zcdp_conversion_round_trips():

@@ -19,7 +19,8 @@ What it can and cannot show: a lower bound above the declared epsilon proves
 (at 95% confidence) that the method is *not* as private as it declares; a low
 bound proves nothing: the neighbours and the statistic may be weak, and with
 ``m`` test trials no bound can exceed about ``log(m / 2) - 1`` (perfect
-separation), so large declared epsilons are out of reach.
+separation; :func:`max_detectable` gives the exact ceiling of the held-out
+split's counts), so large declared epsilons are out of reach.
 """
 
 from __future__ import annotations
@@ -66,11 +67,20 @@ def _eps_from_counts(tp: int, n1: int, fp: int, n0: int, delta: float, alpha: fl
     return best
 
 
-def max_detectable(test_trials: int, delta: float = 0.0, alpha: float = AUDIT_ALPHA) -> float:
-    """The largest bound :func:`epsilon_lower_bound` can give with ``test_trials`` trials (perfect, balanced separation)."""
-    n1 = test_trials // 2
-    n0 = test_trials - n1
-    return _eps_from_counts(n1, n1, 0, n0, delta, alpha)
+def max_detectable(test_pos: int, test_neg: int, delta: float = 0.0, alpha: float = AUDIT_ALPHA) -> float:
+    """The largest bound :func:`epsilon_lower_bound` can give on these held-out counts.
+
+    ``test_pos`` and ``test_neg`` are the held-out trials run on ``D_1`` and on
+    ``D_0``. The bound of a fixed test grows with its true positives and falls
+    with its false positives, so perfect separation (``tp = test_pos``,
+    ``fp = 0``) gives the ceiling. It depends on the split, not only on its
+    total: 26 against 24 reaches higher than 25 against 25, so the ceiling is
+    computed from the audit's own counts (version 1 of the privacy tasks
+    assumed a balanced split and could be exceeded, 1.97 against 1.84).
+    """
+    if test_pos < 0 or test_neg < 0:
+        raise ValueError(f"held-out counts must be >= 0, got {test_pos} and {test_neg}")
+    return _eps_from_counts(test_pos, test_pos, 0, test_neg, delta, alpha)
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,15 @@ class AuditResult:
     tpr: float
     fpr: float
     test_trials: int
+    #: held-out trials run on ``D_1`` and on ``D_0``, and the delta the bound used
+    test_pos: int = 0
+    test_neg: int = 0
+    delta: float = 0.0
+
+    @property
+    def max_detectable(self) -> float:
+        """The ceiling of this audit: the bound a perfect separation of its held-out trials would give."""
+        return max_detectable(self.test_pos, self.test_neg, self.delta)
 
 
 def _choose_test(s: np.ndarray, b: np.ndarray, delta: float) -> tuple[float, int]:
@@ -133,6 +152,9 @@ def epsilon_lower_bound(
         tpr=tp / n1 if n1 else math.nan,
         fpr=fp / n0 if n0 else math.nan,
         test_trials=len(s2),
+        test_pos=n1,
+        test_neg=n0,
+        delta=float(delta),
     )
 
 
@@ -144,5 +166,5 @@ def audit_metrics(result: AuditResult, declared_epsilon: float) -> dict[str, flo
         "audit_tpr": float(result.tpr),
         "audit_fpr": float(result.fpr),
         "audit_test_trials": float(result.test_trials),
-        "audit_max_detectable": float(max_detectable(result.test_trials)),
+        "audit_max_detectable": float(result.max_detectable),
     }

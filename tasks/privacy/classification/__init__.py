@@ -273,7 +273,7 @@ class PrivateClassification(CatalogTask):
 
     meta = TaskMeta(
         name="private-classification",
-        version="1",
+        version="2",  # 2: audit_max_detectable from the audit's held-out counts (tasks/privacy/README.md, versions)
         family="privacy",
         area="privacy",
         paper=Paper(

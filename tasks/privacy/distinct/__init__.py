@@ -358,7 +358,7 @@ class PrivateDistinctCount(CatalogTask):
 
     meta = TaskMeta(
         name="private-distinct-count",
-        version="1",
+        version="2",  # 2: audit_max_detectable from the audit's held-out counts (tasks/privacy/README.md, versions)
         family="privacy",
         area="privacy",
         paper=Paper(
