@@ -8,7 +8,9 @@ invalid solution with :class:`InvalidSolution`.
 Interactive tasks (a method asks an oracle over several rounds) also provide a
 :class:`Session`: the trusted side keeps the state, the oracle and the learner,
 and the method answers ``select(state) -> action`` calls. A one-shot task is the
-special case of one call, whose action is the solution.
+special case of one call, whose action is the solution. :class:`RoundSession`
+holds what batched oracle rounds share (round limit, ``done``, key and array
+checks, budget refusals, the trace of reported iterates).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bench import wire
@@ -36,6 +39,7 @@ __all__ = [
     "Instance",
     "Session",
     "OneShotSession",
+    "RoundSession",
     "Task",
     "PaperResult",
 ]
@@ -257,6 +261,126 @@ class OneShotSession(Session):
 
     def solution(self) -> Any:
         return self._solution
+
+
+class RoundSession(Session):
+    """Base of a batched oracle protocol: the method sends one dict per round.
+
+    It holds what such sessions share and leaves the protocol to the subclass,
+    which writes ``round_state`` (the state while the session runs), ``apply``
+    and ``solution``, and calls the helpers below in the order its protocol
+    checks things (so the first refusal, and its message, stay the subclass's).
+    Every refusal is an :class:`InvalidSolution` whose message starts with
+    ``round {round}: ``.
+
+    A typical ``apply``::
+
+        action = self._require_dict(action)
+        if "done" in action:
+            self.answer = self._float_field(action["done"], "done", (d,))
+            return
+        self._check_keys(action, ("x", "point"), "an oracle action")
+        self._check_round_limit()
+        x = self._float_field(action["x"], "x", (n, d))
+        self._check_budget(n, self.budget - self.used, "oracle calls")
+        self._record(self.used, value_at(action["point"]))
+        ...  # answer, spend
+        self.round += 1
+
+    Parameters
+    ----------
+    max_rounds
+        Rounds the instance allows (``None``: no limit).
+
+    Attributes
+    ----------
+    round : int
+        Rounds answered so far (the subclass increments it).
+    max_rounds : int or None
+        As given.
+    answer : Any
+        The final answer; ``state()`` is ``None`` once it is set.
+    trace_used, trace_gap : list
+        Per answered round: the budget used before it and the task's value
+        (e.g. the optimality gap) at the iterate the method reported.
+    """
+
+    def __init__(self, max_rounds: int | None = None) -> None:
+        self.round = 0
+        self.max_rounds = None if max_rounds is None else int(max_rounds)
+        self.answer: Any = None
+        self.trace_used: list[int] = []
+        self.trace_gap: list[float] = []
+
+    def state(self) -> dict[str, Any] | None:
+        """``None`` once :attr:`answer` is set, else :meth:`round_state`."""
+        if self.answer is not None:
+            return None
+        return self.round_state()
+
+    def round_state(self) -> dict[str, Any]:  # pragma: no cover - interface
+        """The state sent to the method while the session runs."""
+        raise NotImplementedError
+
+    # -- refusals ----------------------------------------------------------------
+    def _invalid(self, message: str) -> InvalidSolution:
+        """An :class:`InvalidSolution` with ``message`` after ``"round {round}: "`` (to raise)."""
+        return InvalidSolution(f"round {self.round}: {message}")
+
+    def _require_dict(self, action: Any, expects: str = "") -> dict[str, Any]:
+        """``action`` if it is a dict; ``expects`` follows "must be a dict" in the message."""
+        if not isinstance(action, dict):
+            raise self._invalid(f"the action must be a dict{expects}, got {type(action).__name__}")
+        return action
+
+    def _check_keys(self, action: dict[str, Any], keys: tuple[str, ...], kind: str) -> None:
+        """Refuse unless the keys of ``action`` are exactly ``keys``; ``kind`` names the action."""
+        if set(action) != set(keys):
+            names = ", ".join(repr(k) for k in keys)
+            raise self._invalid(f"{kind} has exactly the keys {names}; got {sorted(action)}")
+
+    def _check_round_limit(self) -> None:
+        """Refuse a round beyond :attr:`max_rounds`."""
+        if self.max_rounds is not None and self.round >= self.max_rounds:
+            raise self._invalid(f"the {self.max_rounds} rounds of this instance are spent; send 'done'")
+
+    def _float_field(self, obj: Any, field: str, shape: tuple[int, ...]) -> np.ndarray:
+        """Field ``field`` of the action as a finite float64 array of ``shape``.
+
+        The checks and messages are :func:`bench.solutions.as_float_array`'s,
+        after ``round {round}: field {field!r}: ``.
+        """
+        from bench.solutions import as_float_array
+
+        where = f"field {field!r}"
+        if not isinstance(obj, np.ndarray):
+            raise self._invalid(f"{where} must be a float64 numpy array of shape {shape}, got {type(obj).__name__}")
+        try:
+            return as_float_array(obj, shape, what=f"a finite float64 array of shape {shape}")
+        except InvalidSolution as exc:
+            raise self._invalid(f"{where}: {exc}") from None
+
+    def _check_budget(self, n: int, left: int, asked: str, unit: str = "") -> None:
+        """Refuse ``n`` queries when only ``left`` remain.
+
+        The message is ``"{n} {asked} but only {left} [{unit} ]are left"``.
+        """
+        if n > left:
+            units = f" {unit}" if unit else ""
+            raise self._invalid(f"{n} {asked} but only {left}{units} are left")
+
+    # -- trace -------------------------------------------------------------------
+    def _record(self, used: int, value: float) -> None:
+        """Append one round to the trace: the budget used before it and the reported iterate's value."""
+        self.trace_used.append(int(used))
+        self.trace_gap.append(float(value))
+
+    def _trace(self) -> dict[str, np.ndarray]:
+        """The trace as arrays: ``trace_used`` (int64) and ``trace_gap`` (float64)."""
+        return {
+            "trace_used": np.asarray(self.trace_used, dtype=np.int64),
+            "trace_gap": np.asarray(self.trace_gap, dtype=np.float64),
+        }
 
 
 class Task:

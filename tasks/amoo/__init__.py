@@ -43,7 +43,7 @@ from bench.task import (
     Normalization,
     Paper,
     Reference,
-    Session,
+    RoundSession,
     TaskMeta,
 )
 from tasks.amoo.problems import Aligned, build
@@ -116,25 +116,17 @@ def curve_metrics(trace_used: np.ndarray, trace_gap: np.ndarray, budget: int) ->
     return out
 
 
-class AlignedSession(Session):
+class AlignedSession(RoundSession):
     """The trusted side: answers oracle rounds, counts gradient and Hessian calls, records reported iterates."""
 
     def __init__(self, prob: Aligned, grad_budget: int, hess_budget: int, max_rounds: int) -> None:
+        super().__init__(max_rounds)
         self.prob = prob
-        self.grad_budget, self.hess_budget, self.max_rounds = (
-            int(grad_budget),
-            int(hess_budget),
-            int(max_rounds),
-        )
-        self.grad_calls = self.hess_calls = self.round = 0
+        self.grad_budget, self.hess_budget = int(grad_budget), int(hess_budget)
+        self.grad_calls = self.hess_calls = 0
         self.reply: dict[str, Any] | None = None
-        self.trace_used: list[int] = []
-        self.trace_gap: list[float] = []
-        self.answer: np.ndarray | None = None
 
-    def state(self) -> dict[str, Any] | None:
-        if self.answer is not None:
-            return None
+    def round_state(self) -> dict[str, Any]:
         return {
             "round": self.round,
             "grad_calls": self.grad_calls,
@@ -144,34 +136,14 @@ class AlignedSession(Session):
             "reply": self.reply,
         }
 
-    def _array(self, obj: Any, field: str, shape: tuple[int, ...]) -> np.ndarray:
-        where = f"round {self.round}: field {field!r}"
-        if not isinstance(obj, np.ndarray):
-            raise InvalidSolution(
-                f"{where} must be a float64 numpy array of shape {shape}, got {type(obj).__name__}"
-            )
-        try:
-            return as_float_array(obj, shape, what=f"a finite float64 array of shape {shape}")
-        except InvalidSolution as exc:
-            raise InvalidSolution(f"{where}: {exc}") from None
-
     def apply(self, action: Any) -> None:
         d, m = self.prob.d, self.prob.m
-        if not isinstance(action, dict):
-            raise InvalidSolution(
-                f"round {self.round}: the action must be a dict, got {type(action).__name__}"
-            )
+        action = self._require_dict(action)
         if "done" in action:
-            self.answer = self._array(action["done"], "done", (d,))
+            self.answer = self._float_field(action["done"], "done", (d,))
             return
-        if set(action) != {"x", "obj", "hess", "point"}:
-            raise InvalidSolution(
-                f"round {self.round}: an oracle action has exactly the keys 'x', 'obj', 'hess', 'point'; got {sorted(action)}"
-            )
-        if self.round >= self.max_rounds:
-            raise InvalidSolution(
-                f"round {self.round}: the {self.max_rounds} rounds of this instance are spent; send 'done'"
-            )
+        self._check_keys(action, ("x", "obj", "hess", "point"), "an oracle action")
+        self._check_round_limit()
         obj = action["obj"]
         if (
             not isinstance(obj, np.ndarray)
@@ -179,27 +151,19 @@ class AlignedSession(Session):
             or obj.dtype.kind not in "iu"
             or obj.size < 1
         ):
-            raise InvalidSolution(
-                f"round {self.round}: field 'obj' must be a non-empty 1-D integer array of objective indices"
-            )
+            raise self._invalid("field 'obj' must be a non-empty 1-D integer array of objective indices")
         if obj.min() < 0 or obj.max() >= m:
-            raise InvalidSolution(f"round {self.round}: field 'obj' has an index outside [0, {m})")
+            raise self._invalid(f"field 'obj' has an index outside [0, {m})")
         n = obj.size
-        x = self._array(action["x"], "x", (n, d))
+        x = self._float_field(action["x"], "x", (n, d))
         hess = action["hess"]
         if not isinstance(hess, (bool, np.bool_)):
-            raise InvalidSolution(f"round {self.round}: field 'hess' must be a bool")
-        if n > self.grad_budget - self.grad_calls:
-            raise InvalidSolution(
-                f"round {self.round}: {n} gradient calls but only {self.grad_budget - self.grad_calls} are left"
-            )
-        if hess and n > self.hess_budget - self.hess_calls:
-            raise InvalidSolution(
-                f"round {self.round}: {n} Hessian calls but only {self.hess_budget - self.hess_calls} are left"
-            )
-        point = self._array(action["point"], "point", (d,))
-        self.trace_used.append(self.grad_calls)
-        self.trace_gap.append(float(self.prob.gaps(point).max()))
+            raise self._invalid("field 'hess' must be a bool")
+        self._check_budget(n, self.grad_budget - self.grad_calls, "gradient calls")
+        if hess:
+            self._check_budget(n, self.hess_budget - self.hess_calls, "Hessian calls")
+        point = self._float_field(action["point"], "point", (d,))
+        self._record(self.grad_calls, self.prob.gaps(point).max())
         vals, grads, hs = self.prob.value_grad_hess(x, obj, bool(hess))
         self.reply = {"values": vals, "grads": grads, "hessians": hs}
         self.grad_calls += n
@@ -212,8 +176,7 @@ class AlignedSession(Session):
             "grad_calls": self.grad_calls,
             "hess_calls": self.hess_calls,
             "rounds": self.round,
-            "trace_used": np.asarray(self.trace_used, dtype=np.int64),
-            "trace_gap": np.asarray(self.trace_gap, dtype=np.float64),
+            **self._trace(),
         }
 
 
