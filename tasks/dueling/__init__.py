@@ -44,7 +44,7 @@ from bench.task import (
     Normalization,
     Paper,
     Reference,
-    Session,
+    RoundSession,
     TaskMeta,
 )
 from tasks.dueling.problems import TAU, Problem, build, transfer
@@ -134,27 +134,17 @@ def curve_metrics(trace_used: np.ndarray, trace_gap: np.ndarray, budget: int) ->
     return out
 
 
-class DuelSession(Session):
+class DuelSession(RoundSession):
     """The trusted side: answers comparison rounds, counts them, records reported iterates."""
 
     def __init__(self, problem: Problem, p: int, budget: int, max_rounds: int, seed: int) -> None:
-        self.problem, self.p, self.budget, self.max_rounds = (
-            problem,
-            p,
-            int(budget),
-            int(max_rounds),
-        )
+        super().__init__(max_rounds)
+        self.problem, self.p, self.budget = problem, p, int(budget)
         self.rng = np.random.default_rng([seed, 7919])
         self.used = 0
-        self.round = 0
         self.bits: np.ndarray | None = None
-        self.trace_used: list[int] = []
-        self.trace_gap: list[float] = []
-        self.answer: np.ndarray | None = None
 
-    def state(self) -> dict[str, Any] | None:
-        if self.answer is not None:
-            return None
+    def round_state(self) -> dict[str, Any]:
         return {
             "round": self.round,
             "used": self.used,
@@ -163,6 +153,7 @@ class DuelSession(Session):
         }
 
     def _point(self, obj: Any, field: str, rows: int | None = None) -> np.ndarray:
+        """A ``(d,)`` point, or with ``rows`` a ``(n, d)`` batch of any ``n`` (not :meth:`_float_field`: free rows)."""
         d = self.problem.d
         shape = (d,) if rows is None else (rows, d)
         where = f"round {self.round}: field {field!r}"
@@ -185,35 +176,22 @@ class DuelSession(Session):
             raise InvalidSolution(f"{where}: {exc}") from None
 
     def apply(self, action: Any) -> None:
-        if not isinstance(action, dict):
-            raise InvalidSolution(
-                f"round {self.round}: the action must be a dict ('x', 'y', 'point' or 'done'), got {type(action).__name__}"
-            )
+        action = self._require_dict(action, " ('x', 'y', 'point' or 'done')")
         if "done" in action:
             self.answer = self._point(action["done"], "done")
             return
-        if set(action) != {"x", "y", "point"}:
-            raise InvalidSolution(
-                f"round {self.round}: a duel action has exactly the keys 'x', 'y', 'point'; got {sorted(action)}"
-            )
-        if self.round >= self.max_rounds:
-            raise InvalidSolution(
-                f"round {self.round}: the {self.max_rounds} rounds of this instance are spent; send 'done'"
-            )
+        self._check_keys(action, ("x", "y", "point"), "a duel action")
+        self._check_round_limit()
         x = self._point(action["x"], "x", rows=-1)
         y = self._point(action["y"], "y", rows=-1)
         if x.shape != y.shape or x.shape[0] < 1:
-            raise InvalidSolution(
-                f"round {self.round}: 'x' {x.shape} and 'y' {y.shape} must have the same shape, with at least one row"
+            raise self._invalid(
+                f"'x' {x.shape} and 'y' {y.shape} must have the same shape, with at least one row"
             )
         n = x.shape[0]
-        if n > self.budget - self.used:
-            raise InvalidSolution(
-                f"round {self.round}: {n} pairs but only {self.budget - self.used} comparisons are left"
-            )
+        self._check_budget(n, self.budget - self.used, "pairs", "comparisons")
         point = self._point(action["point"], "point")
-        self.trace_used.append(self.used)
-        self.trace_gap.append(float(self.problem.values(point)))
+        self._record(self.used, self.problem.values(point))
         P = transfer(self.problem.values(y) - self.problem.values(x), self.p)
         self.bits = (self.rng.random(n) < P).astype(np.int8)
         self.used += n
@@ -224,8 +202,7 @@ class DuelSession(Session):
             "x": self.answer,
             "used": self.used,
             "rounds": self.round,
-            "trace_used": np.asarray(self.trace_used, dtype=np.int64),
-            "trace_gap": np.asarray(self.trace_gap, dtype=np.float64),
+            **self._trace(),
         }
 
 
