@@ -31,6 +31,7 @@ from bench.task import (
     Normalization,
     Paper,
     Reference,
+    RoundSession,
     Session,
     TaskMeta,
 )
@@ -123,7 +124,7 @@ def macro_f1(truth: np.ndarray, pred: np.ndarray) -> tuple[float, dict[int, floa
     return float(np.mean(list(per.values()))) if per else 1.0, per
 
 
-class CISession(Session):
+class CISession(RoundSession):
     """The CI-test oracle of one job: answers batches of ``(x, y, S)`` queries and counts them.
 
     ``state()`` gives ``{"round", "p_values"}`` (the answers to the previous batch, in order;
@@ -132,9 +133,13 @@ class CISession(Session):
     conditioning set of query i among the q observed variables) or its final labels
     ``{"labels": int64 (q,)}`` (0 definite non-cause, 1 possible cause, 2 definite cause;
     -1 at the target). The solution holds the labels and the task's own counts.
+
+    Unlike :class:`~bench.task.RoundSession`'s default, ``round`` counts the action
+    being checked too (the first one is round 1), and there is no round limit.
     """
 
     def __init__(self, instance: Instance) -> None:
+        super().__init__()
         self.q = int(instance.data["n_vars"])
         self.target = int(instance.data["target"])
         self.mode = str(instance.data["mode"])
@@ -146,11 +151,9 @@ class CISession(Session):
         self._gsq = GSquare(pv["discrete"]) if self.mode == "disc" else None
         self._n = int(instance.data["n_samples"])
         self._cache: dict[tuple[int, int, bytes], float] = {}
-        self.round = 0
         self.queries = 0
         self.max_cond = 0
         self._answers = np.zeros(0)
-        self._labels: np.ndarray | None = None
 
     def _pvalue(self, x: int, y: int, s: list[int]) -> float:
         if self.mode == "oracle":
@@ -162,24 +165,19 @@ class CISession(Session):
             return self._gsq(x, y, s)
         return fisher_z_pvalue(self._corr, self._n, x, y, s)
 
-    def state(self) -> dict[str, Any] | None:
-        if self._labels is not None:
-            return None
+    def round_state(self) -> dict[str, Any]:
         return {"round": self.round, "p_values": self._answers}
 
     def apply(self, action: Any) -> None:
         self.round += 1
         if not isinstance(action, dict):
-            raise InvalidSolution(
-                f"round {self.round}: the action must be a dict with 'labels' or 'x', 'y', 'S'; got {type(action).__name__}"
+            raise self._invalid(
+                f"the action must be a dict with 'labels' or 'x', 'y', 'S'; got {type(action).__name__}"
             )
         if "labels" in action:
-            self._labels = check_labels(action["labels"], self.q, self.target)
+            self.answer = check_labels(action["labels"], self.q, self.target)
             return
-        if set(action) != {"x", "y", "S"}:
-            raise InvalidSolution(
-                f"round {self.round}: a query batch has exactly the keys 'x', 'y', 'S'; got {sorted(action)}"
-            )
+        self._check_keys(action, ("x", "y", "S"), "a query batch")
         x = np.asarray(action["x"])
         y = np.asarray(action["y"])
         s = np.asarray(action["S"])
@@ -189,29 +187,23 @@ class CISession(Session):
             or x.ndim != 1
             or x.shape != y.shape
         ):
-            raise InvalidSolution(
-                f"round {self.round}: 'x' and 'y' must be 1-D integer arrays of the same length"
-            )
+            raise self._invalid("'x' and 'y' must be 1-D integer arrays of the same length")
         k = x.size
         if not 1 <= k <= MAX_BATCH:
-            raise InvalidSolution(
-                f"round {self.round}: a batch has 1 to {MAX_BATCH} queries, got {k}"
-            )
+            raise self._invalid(f"a batch has 1 to {MAX_BATCH} queries, got {k}")
         if s.dtype != np.bool_ or s.shape != (k, self.q):
-            raise InvalidSolution(
-                f"round {self.round}: 'S' must be a bool array of shape ({k}, {self.q}), got {s.dtype} {s.shape}"
+            raise self._invalid(
+                f"'S' must be a bool array of shape ({k}, {self.q}), got {s.dtype} {s.shape}"
             )
         if ((x < 0) | (x >= self.q) | (y < 0) | (y >= self.q)).any():
-            raise InvalidSolution(f"round {self.round}: a variable index is outside [0, {self.q})")
+            raise self._invalid(f"a variable index is outside [0, {self.q})")
         if (x == y).any():
-            raise InvalidSolution(
-                f"round {self.round}: query {int(np.flatnonzero(x == y)[0])} tests a variable against itself"
+            raise self._invalid(
+                f"query {int(np.flatnonzero(x == y)[0])} tests a variable against itself"
             )
         rows = np.arange(k)
         if s[rows, x].any() or s[rows, y].any():
-            raise InvalidSolution(
-                f"round {self.round}: a conditioning set contains x or y of its own query"
-            )
+            raise self._invalid("a conditioning set contains x or y of its own query")
         self.queries += k
         if self.queries > MAX_QUERIES:
             raise InvalidSolution(f"more than {MAX_QUERIES} CI queries: the query budget is spent")
@@ -229,7 +221,7 @@ class CISession(Session):
         self._answers = out
 
     def solution(self) -> dict[str, Any]:
-        labels = self._labels if self._labels is not None else np.full(self.q, -2, dtype=np.int64)
+        labels = self.answer if self.answer is not None else np.full(self.q, -2, dtype=np.int64)
         return {
             "labels": labels,
             "ci_tests": len(self._cache),
