@@ -65,7 +65,9 @@ class Comparison(BaseModel):
     that of the mean log ratio, exponentiated; every value must be positive.
 
     ``slope``: the least-squares slope of ``log(metric)`` on ``log(x_metric)``
-    over ``method``'s runs is ``op value`` (a scaling exponent: time against
+    over ``method``'s runs is ``op value``, or, with ``op = "in"``, lies in
+    the band ``[value, upper]`` (a rate read two-sidedly: confirmed when the
+    CI is inside the band, contradicted when it misses it) (a scaling exponent: time against
     a size, regret against a horizon). ``x_metric`` is a task metric, a runner
     metric, or an instance parameter ``iparam.<name>``; it needs at least two
     distinct positive values. Every run counts once, and each instance's runs
@@ -78,7 +80,26 @@ class Comparison(BaseModel):
     (generated data) on which the methods are deterministic, so that every seed
     gives the same value and a within-instance interval would have zero width.
     For ``slope``, ``instances`` resamples whole instances among those with the
-    same ``x_metric`` value, so every size stays in each resample.
+    same ``x_metric`` value (and stratum), so every size stays in each resample.
+
+    A ``slope`` comparison may also set:
+
+    - ``strata``: instance parameters (``iparam.<name>``) that split the runs
+      into groups with one intercept each (a fixed-effects fit: the slope
+      within groups, pooled), e.g. one rate over several densities whose
+      errors differ by a constant factor. ``resample = "strata"`` then draws
+      whole groups, each copy with its own intercept: the interval for a
+      rate that is deterministic within each group (a method whose runs
+      agree at every seed) and varies between groups.
+    - ``x_scale = "loglog"``: fit on ``log(log(x_metric))`` (a rate in
+      ``log d``: rounds growing as ``log^p d``); ``x_metric`` must exceed 1.
+    - ``aggregate = "mean"``: one point per (stratum, ``x_metric`` value) cell,
+      the log of the mean of every value in it, rather than one point per run
+      (the log of a mean error is the usual reading of "error ~ n^p"; the mean
+      of logs estimates a different exponent when the spread changes with
+      ``n``). ``resample = "runs"`` then redraws the values within each cell.
+      ``metric = "name*"`` reads the replicate columns ``name0, name1, ...`` of
+      each record (a run that holds several independent samples) as the values.
 
     ``censored_at`` (``versus`` only): values at or above it were stopped by a
     budget cap (a training time at the cap says only "at least this long").
@@ -93,13 +114,17 @@ class Comparison(BaseModel):
     kind: Literal["threshold", "versus", "ratio", "slope", "saving"]
     method: str
     metric: str
-    op: Literal[">=", ">", "<=", "<"]
+    op: Literal[">=", ">", "<=", "<", "in"]
     value: float | None = None
+    upper: float | None = None
     baseline: str | None = None
     margin: float = 0.0
     x_metric: str | None = None
     censored_at: float | None = None
-    resample: Literal["runs", "repetitions", "instances"] = "runs"
+    resample: Literal["runs", "repetitions", "instances", "strata"] = "runs"
+    strata: tuple[str, ...] = ()
+    x_scale: Literal["log", "loglog"] = "log"
+    aggregate: Literal["runs", "mean"] = "runs"
 
     @model_validator(mode="after")
     def _complete(self) -> Comparison:
@@ -121,6 +146,21 @@ class Comparison(BaseModel):
             raise ValueError("`censored_at` applies to versus comparisons only")
         if self.resample != "runs" and self.kind == "saving":
             raise ValueError("`resample` applies to threshold and versus comparisons only")
+        if self.kind != "slope" and (self.strata or self.x_scale != "log" or self.aggregate != "runs" or self.metric.endswith("*")):
+            raise ValueError("`strata`, `x_scale`, `aggregate` and a replicate metric (`name*`) apply to slope comparisons only")
+        if self.resample == "strata" and not self.strata:
+            raise ValueError("`resample = \"strata\"` needs `strata`")
+        if self.resample == "repetitions" and self.kind == "slope":
+            raise ValueError("a slope comparison resamples runs, instances or strata, not repetitions")
+        if self.metric.endswith("*") and self.aggregate != "mean":
+            raise ValueError("a replicate metric (`name*`) needs `aggregate = \"mean\"`")
+        if (self.op == "in") != (self.upper is not None):
+            raise ValueError("`op = \"in\"` (a band [value, upper]) and `upper` go together")
+        if self.op == "in" and (self.kind != "slope" or self.value is None or not self.value < self.upper):  # type: ignore[operator]
+            raise ValueError("`op = \"in\"` applies to slope comparisons, with `value` < `upper`")
+        bad = [c for c in self.strata if not c.startswith("iparam.")]
+        if bad:
+            raise ValueError(f"`strata` are instance parameters (iparam.<name>), got {bad}")
         return self
 
     def describe(self) -> str:
@@ -132,7 +172,11 @@ class Comparison(BaseModel):
         if self.kind == "ratio":
             return f"{self.metric}: {self.method} / {self.baseline} {self.op} {self.value:g} (geometric mean of paired ratios{r})"
         if self.kind == "slope":
-            return f"slope of log {self.metric} on log {self.x_metric}, {self.method}, {self.op} {self.value:g}" + (f" ({r[2:]})" if r else "")
+            y = f"log mean {self.metric}" if self.aggregate == "mean" else f"log {self.metric}"
+            x = f"log log {self.x_metric}" if self.x_scale == "loglog" else f"log {self.x_metric}"
+            within = f"; within {', '.join(c.removeprefix('iparam.') for c in self.strata)}" if self.strata else ""
+            band = f"in [{self.value:g}, {self.upper:g}]" if self.op == "in" else f"{self.op} {self.value:g}"
+            return f"slope of {y} on {x}, {self.method}, {band}" + (f" ({r[2:]}{within})" if r else f" ({within[2:]})" if within else "")
         m = f" + {self.margin:g}" if self.margin else ""
         c = f"; pairs both >= {self.censored_at:g} (capped) left out" if self.censored_at is not None else ""
         return f"{self.metric}: {self.method} {self.op} {self.baseline}{m} (paired{c}{r})"
@@ -282,7 +326,10 @@ def registered_records(records: pd.DataFrame, methods: dict[str, dict[str, Any]]
     return pd.concat(parts).sort_index() if parts else records.iloc[:0]
 
 
-def _decide(op: str, thr: float, lo: float, hi: float) -> str:
+def _decide(op: str, thr: float, lo: float, hi: float, upper: float | None = None) -> str:
+    if op == "in":  # a band [thr, upper]: confirmed inside it, contradicted when the CI misses it
+        assert upper is not None
+        return "confirmed" if thr <= lo and hi <= upper else "contradicted" if hi < thr or lo > upper else "inconclusive"
     if op in (">=", ">"):
         ok = lo >= thr if op == ">=" else lo > thr
         bad = hi < thr if op == ">=" else hi <= thr
@@ -432,32 +479,86 @@ def verdict(
     return out
 
 
-def _slope_ci(
-    x: np.ndarray, y: np.ndarray, groups: list[np.ndarray], levels: list[list[int]], *, resample: str, seed: int, n_boot: int
-) -> tuple[float, float, float]:
-    """Weighted least-squares slope of ``y`` on ``x`` (each group weighs 1) and its 95% bootstrap CI.
+def _slope_fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, strata: np.ndarray) -> float:
+    """Weighted least-squares slope of ``y`` on ``x`` with one intercept per stratum code."""
+    tot = np.bincount(strata, w)
+    tot[tot == 0] = 1.0
+    dx = x - (np.bincount(strata, w * x) / tot)[strata]
+    dy = y - (np.bincount(strata, w * y) / tot)[strata]
+    sxx = float(np.sum(w * dx * dx))
+    return float(np.sum(w * dx * dy) / sxx) if sxx > 1e-300 else math.nan
 
-    ``groups`` are the row indices of each instance; ``levels`` the group indices
-    sharing one ``x`` value. ``resample = "instances"`` redraws groups within each
-    level; otherwise rows within each group.
+
+@dataclass
+class _SlopeData:
+    """The runs (or replicate values) of a slope claim, one row each, with their instance, cell and stratum.
+
+    A cell is one ``(stratum, x)`` pair; cells are numbered in (stratum, x)
+    order and instances in (cell, name) order, which fixes the order in which
+    the bootstrap draws from them.
     """
 
-    def fit(rows: list[np.ndarray]) -> float:
-        idx = np.concatenate(rows)
-        w = np.concatenate([np.full(len(r), 1.0 / len(r)) for r in rows])
-        xm, ym = np.average(x[idx], weights=w), np.average(y[idx], weights=w)
-        sxx = float(np.sum(w * (x[idx] - xm) ** 2))
-        return float(np.sum(w * (x[idx] - xm) * (y[idx] - ym)) / sxx) if sxx > 0 else math.nan
+    x: np.ndarray  # the transformed x of each row
+    v: np.ndarray  # the positive metric value of each row
+    cell_of_inst: np.ndarray  # cell code of each instance
+    stratum_of_cell: np.ndarray  # stratum code of each cell
+    rows_of_inst: list[np.ndarray]
 
-    est = fit(groups)
+    def points(self, rows: list[np.ndarray], aggregate: str, strata_map: np.ndarray, cell_map: np.ndarray) -> float:
+        """The slope of resampled rows: ``rows[k]`` is the ``k``-th drawn block of rows (an instance's runs,
+        or a cell's values), and ``strata_map[k]`` / ``cell_map[k]`` its (possibly renumbered) stratum and cell."""
+        if aggregate == "runs":
+            idx = np.concatenate(rows)
+            w = np.concatenate([np.full(len(r), 1.0 / len(r)) for r in rows])
+            s = np.concatenate([np.full(len(r), strata_map[k]) for k, r in enumerate(rows)])
+            return _slope_fit(self.x[idx], np.log(self.v[idx]), w, s)
+        cells = np.concatenate([np.full(len(r), cell_map[k]) for k, r in enumerate(rows)])
+        idx = np.concatenate(rows)
+        n_cells = int(cells.max()) + 1
+        count = np.bincount(cells, minlength=n_cells)
+        mean = np.bincount(cells, self.v[idx], minlength=n_cells)
+        xc = np.bincount(cells, self.x[idx], minlength=n_cells)
+        keep = count > 0
+        sc = np.zeros(n_cells, dtype=np.int64)
+        sc[cells] = np.concatenate([np.full(len(r), strata_map[k]) for k, r in enumerate(rows)])
+        return _slope_fit((xc / np.maximum(count, 1))[keep], np.log(mean[keep] / count[keep]), np.ones(int(keep.sum())), sc[keep])
+
+
+def _slope_ci(data: _SlopeData, *, aggregate: str, resample: str, seed: int, n_boot: int) -> tuple[float, float, float]:
+    """The slope of ``data`` and its 95% bootstrap CI (see :class:`Comparison` for what each ``resample`` draws)."""
+    strata_of_inst = data.stratum_of_cell[data.cell_of_inst]
+    est = data.points(data.rows_of_inst, aggregate, strata_of_inst, data.cell_of_inst)
+    cells = [np.flatnonzero(data.cell_of_inst == c) for c in range(len(data.stratum_of_cell))]
+    strata = [np.flatnonzero(data.stratum_of_cell == g) for g in range(int(data.stratum_of_cell.max()) + 1)]
     rng = np.random.default_rng(seed)
     boots = []
     for _ in range(n_boot):
-        if resample == "instances":
-            rows = [groups[g] for lv in levels for g in rng.choice(lv, size=len(lv))]
-        else:
-            rows = [g[rng.integers(0, len(g), len(g))] for g in groups]
-        boots.append(fit(rows))
+        if resample == "instances":  # instances within each cell
+            pick = [i for c in cells for i in rng.choice(c, size=len(c))]
+            rows = [data.rows_of_inst[i] for i in pick]
+            boots.append(data.points(rows, aggregate, strata_of_inst[pick], data.cell_of_inst[pick]))
+        elif resample == "strata":  # whole strata, each copy with its own intercept
+            chosen = rng.integers(0, len(strata), len(strata))
+            pick, smap, cmap = [], [], []
+            for copy, g in enumerate(chosen):
+                for c in strata[g]:
+                    for i in cells[c]:
+                        pick.append(i)
+                        smap.append(copy)
+                        cmap.append(copy * len(cells) + c)
+            rows = [data.rows_of_inst[i] for i in pick]
+            boots.append(data.points(rows, aggregate, np.asarray(smap), np.asarray(cmap)))
+        elif aggregate == "mean":  # the values within each cell, whatever their instance
+            rows, cmap = [], []
+            for c, members in enumerate(cells):
+                vals = np.concatenate([data.rows_of_inst[i] for i in members])
+                rows.append(vals[rng.integers(0, len(vals), len(vals))])
+                cmap.append(c)
+            smap = data.stratum_of_cell[np.asarray(cmap)]
+            boots.append(data.points(rows, aggregate, smap, np.asarray(cmap)))
+        else:  # runs within each instance
+            rows = [g[rng.integers(0, len(g), len(g))] for g in data.rows_of_inst]
+            boots.append(data.points(rows, aggregate, strata_of_inst, data.cell_of_inst))
     b = np.asarray(boots)
     b = b[np.isfinite(b)]
     if len(b) < n_boot // 2:
@@ -470,34 +571,60 @@ def _slope_verdict(claim: Claim, ok: pd.DataFrame, *, seed: int, n_boot: int, no
     cmp_ = claim.comparison
     sub = ok[ok["method"] == cmp_.method].sort_values(["instance", _pair_key(ok)], kind="stable")
     xcol = str(cmp_.x_metric)
-    if xcol.startswith("iparam."):
-        if xcol not in sub.columns:
-            return Verdict(claim.id, "not testable here", reason=f"no instance parameter {xcol!r} in the results")
-        xs = pd.to_numeric(sub[xcol], errors="coerce")
+    for col in [xcol, *cmp_.strata]:
+        if col.startswith("iparam.") and col not in sub.columns:
+            return Verdict(claim.id, "not testable here", reason=f"no instance parameter {col!r} in the results")
+    xs = pd.to_numeric(sub[xcol] if xcol.startswith("iparam.") else _values(sub, xcol), errors="coerce").to_numpy(float)
+    if cmp_.metric.endswith("*"):  # replicate columns: every one is a value of the run
+        stem = f"metric.{cmp_.metric[:-1]}"
+        cols = sorted(c for c in sub.columns if c.startswith(stem) and c[len(stem):].isdigit())
+        if not cols:
+            return Verdict(claim.id, "not testable here", reason=f"no columns {cmp_.metric!r} in the results")
+        ys = sub[cols].apply(pd.to_numeric, errors="coerce").to_numpy(float)
     else:
-        xs = pd.to_numeric(_values(sub, xcol), errors="coerce")
-    ys = pd.to_numeric(sub["_v"], errors="coerce")
-    good = (xs > 0) & (ys > 0)
-    if not good.all():
-        return Verdict(claim.id, "inconclusive", reason=f"a slope needs positive {cmp_.metric!r} and {xcol!r} on every run")
-    x, y = np.log(xs.to_numpy(float)), np.log(ys.to_numpy(float))
+        ys = pd.to_numeric(sub["_v"], errors="coerce").to_numpy(float)[:, None]
+    floor = 1.0 if cmp_.x_scale == "loglog" else 0.0
+    if not ((xs > floor).all() and (ys > 0).all()):
+        what = f"{xcol!r} above 1" if floor else f"{xcol!r}"
+        return Verdict(claim.id, "inconclusive", reason=f"a slope needs positive {cmp_.metric!r} and {what} on every run")
+    x = np.log(xs) if cmp_.x_scale == "log" else np.log(np.log(xs))
+    keys = [tuple(str(v) for v in t) for t in sub[list(cmp_.strata)].itertuples(index=False)] if cmp_.strata else [()] * len(sub)
     inst = sub["instance"].to_numpy()
     names = sorted(set(inst))
-    groups = [np.flatnonzero(inst == i) for i in names]
-    xval = [round(float(np.mean(x[g])), 12) for g in groups]
-    uniq = sorted(set(xval))
-    if len(uniq) < 2:
-        return Verdict(claim.id, "not testable here", reason=f"{xcol!r} takes a single value on these runs")
-    levels = [[k for k, v in enumerate(xval) if v == u] for u in uniq]
-    est, lo, hi = _slope_ci(x, y, groups, levels, resample=cmp_.resample, seed=seed, n_boot=n_boot)
-    out = Verdict(claim.id, "inconclusive", est, lo, hi, len(groups), len(sub), evidence=list(sub["key"]))
+    by_inst = {n: np.flatnonzero(inst == n) for n in names}
+    xval = {n: round(float(np.mean(x[g])), 12) for n, g in by_inst.items()}
+    skey = {n: keys[int(g[0])] for n, g in by_inst.items()}
+    strata_keys = sorted(set(skey.values()))
+    cell_keys = sorted({(skey[n], xval[n]) for n in names})
+    if not any(len({xv for sk, xv in cell_keys if sk == k}) >= 2 for k in strata_keys):
+        where = " within any stratum" if cmp_.strata else ""
+        return Verdict(claim.id, "not testable here", reason=f"{xcol!r} takes a single value on these runs{where}")
+    order = names  # name order: the bootstrap draws instances in it
+    reps = ys.shape[1]
+    flat_x = np.repeat(x, reps)
+    flat_v = ys.reshape(-1)
+    rows_of_inst = [np.concatenate([np.arange(r * reps, (r + 1) * reps) for r in by_inst[n]]) for n in order]
+    data = _SlopeData(
+        x=flat_x, v=flat_v,
+        cell_of_inst=np.asarray([cell_keys.index((skey[n], xval[n])) for n in order], dtype=np.int64),
+        stratum_of_cell=np.asarray([strata_keys.index(sk) for sk, _ in cell_keys], dtype=np.int64),
+        rows_of_inst=rows_of_inst,
+    )  # fmt: skip
+    est, lo, hi = _slope_ci(data, aggregate=cmp_.aggregate, resample=cmp_.resample, seed=seed, n_boot=n_boot)
+    out = Verdict(claim.id, "inconclusive", est, lo, hi, len(names), len(sub), evidence=list(sub["key"]))
     if math.isnan(lo):
         out.reason = "too few runs or sizes for a confidence interval"
         return out
     thr = float(cmp_.value)  # type: ignore[arg-type]
-    out.verdict = _decide(cmp_.op, thr, lo, hi)
-    side = {"confirmed": f"is {cmp_.op}", "contradicted": "lies on the wrong side of", "inconclusive": "contains"}[out.verdict]
-    out.reason = f"95% CI [{lo:.4g}, {hi:.4g}] {side} {thr:g} ({len(uniq)} values of {xcol})"
+    out.verdict = _decide(cmp_.op, thr, lo, hi, cmp_.upper)
+    if cmp_.op == "in":
+        band = f"[{thr:g}, {cmp_.upper:g}]"
+        side = {"confirmed": f"lies in {band}", "contradicted": f"misses {band}", "inconclusive": f"straddles an end of {band}"}[out.verdict]
+    else:
+        side = {"confirmed": f"is {cmp_.op} {thr:g}", "contradicted": f"lies on the wrong side of {thr:g}", "inconclusive": f"contains {thr:g}"}[out.verdict]
+    n_x = len({xv for _, xv in cell_keys})
+    out.reason = f"95% CI [{lo:.4g}, {hi:.4g}] {side} ({n_x} values of {xcol}"
+    out.reason += f" in {len(strata_keys)} strata)" if cmp_.strata else ")"
     if notes:
         out.reason += "; judged on " + "; ".join(notes)
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from pydantic import ValidationError
@@ -646,8 +647,8 @@ def test_ratio_refuses_non_positive_values_and_needs_a_baseline_and_value():
         Comparison(kind="ratio", method="ros", baseline="greedy", metric="wall_s", op="<=", value=0.0)
 
 
-def slope(op="<=", value=3.0, metric="wall_s", x="iparam.n", method="ros", resample="runs", **claim_kw) -> Claim:
-    cmp_ = Comparison(kind="slope", method=method, metric=metric, x_metric=x, op=op, value=value, resample=resample)
+def slope(op="<=", value=3.0, metric="wall_s", x="iparam.n", method="ros", resample="runs", cmp_kw=None, **claim_kw) -> Claim:
+    cmp_ = Comparison(kind="slope", method=method, metric=metric, x_metric=x, op=op, value=value, resample=resample, **(cmp_kw or {}))
     return make_claim(cmp_, **claim_kw)
 
 
@@ -687,3 +688,96 @@ def test_slope_reads_a_metric_as_x_and_weighs_instances_equally():
             rows.append(r)
     v = judge(slope("<=", 0.6, x="horizon"), frame(rows))
     assert v.estimate == pytest.approx(0.5)
+
+
+def _strata_rows(exponent, scales=(1.0, 50.0, 2500.0), sizes=(100, 1000, 10000), reps=3, jitter=0.0, shift=0.0):
+    """Power laws n^(exponent + shift*g) in groups ``g`` whose levels differ by a constant factor."""
+    rows = []
+    for g, scale in enumerate(scales):
+        for n in sizes:
+            for rep in range(reps):
+                e = 1.0 + jitter * (rep - 1)
+                r = row("ros", f"g{g}-n{n}", rep, 0.0, wall_s=scale * n ** (exponent + shift * g) * e)
+                r["iparam.n"], r["iparam.group"] = n, f"g{g}"
+                rows.append(r)
+    return frame(rows)
+
+
+def test_slope_strata_give_each_group_its_intercept():
+    # the groups' levels grow with g and their sizes are the same: a pooled fit with one intercept
+    # still finds the exponent, but a design where the large groups hold the large sizes does not
+    df = _strata_rows(-0.5, reps=2)
+    df = df[~((df["iparam.group"] == "g0") & (df["iparam.n"] == 10000)) & ~((df["iparam.group"] == "g2") & (df["iparam.n"] == 100))]
+    pooled = judge(slope("<=", 0.0), df)
+    within = judge(slope("<=", 0.0, cmp_kw={"strata": ("iparam.group",)}), df)
+    assert pooled.estimate > 0  # confounded: the level of the group, not the rate
+    assert within.estimate == pytest.approx(-0.5, abs=1e-9) and within.verdict == "confirmed"
+    assert "3 strata" in within.reason
+    assert "within group" in slope(cmp_kw={"strata": ("iparam.group",)}).comparison.describe()
+
+
+def test_slope_strata_resample_draws_whole_groups():
+    # deterministic runs, rates -0.4, -0.5, -0.6 by group: only resampling groups shows the spread
+    df = _strata_rows(-0.4, shift=-0.1)
+    per_run = judge(slope("<=", -0.45, resample="instances", cmp_kw={"strata": ("iparam.group",)}), df)
+    by_group = judge(slope("<=", -0.45, resample="strata", cmp_kw={"strata": ("iparam.group",)}), df)
+    assert per_run.estimate == pytest.approx(-0.5, abs=1e-9) == by_group.estimate
+    assert per_run.ci_low == per_run.ci_high  # one instance per cell, no spread within
+    assert by_group.ci_low <= -0.59 and by_group.ci_high >= -0.41 and by_group.verdict == "inconclusive"
+    with pytest.raises(ValidationError, match="strata"):
+        Comparison(kind="slope", method="ros", metric="wall_s", x_metric="iparam.n", op="<=", value=0.0, resample="strata")
+    with pytest.raises(ValidationError, match="iparam"):
+        Comparison(kind="slope", method="ros", metric="wall_s", x_metric="iparam.n", op="<=", value=0.0, strata=("group",))
+    with pytest.raises(ValidationError, match="slope comparisons only"):
+        Comparison(kind="threshold", method="ros", metric="wall_s", op="<=", value=0.0, strata=("iparam.group",))
+
+
+def test_slope_loglog_scale_fits_a_power_of_log_d():
+    rows = []
+    for d in (10, 30, 100, 300, 1000):
+        for rep in range(3):
+            r = row("ros", f"d{d}", rep, 0.0, wall_s=7.0 * math.log(d) ** 1.5 * (1 + 0.01 * (rep - 1)))
+            r["iparam.n"] = d
+            rows.append(r)
+    v = judge(slope("<=", 1.6, cmp_kw={"x_scale": "loglog"}), frame(rows))
+    assert v.estimate == pytest.approx(1.5, abs=1e-6) and v.verdict == "confirmed"
+    assert "log log iparam.n" in slope(cmp_kw={"x_scale": "loglog"}).comparison.describe()
+    rows[0]["iparam.n"] = 1  # log log 1 is undefined
+    assert judge(slope("<=", 1.6, cmp_kw={"x_scale": "loglog"}), frame(rows)).verdict == "inconclusive"
+
+
+def test_slope_of_the_log_mean_reads_replicate_columns():
+    # replicates e * n^-0.5 with a spread that grows with n: the log of the mean keeps -0.5,
+    # the mean of the logs drifts (it is another estimator)
+    rng = np.random.default_rng(0)
+    rows = []
+    for n in (100, 1000, 10000, 100000):
+        for rep in range(2):
+            sigma = 0.2 + 0.3 * math.log10(n) / 5
+            z = rng.standard_normal(200)
+            vals = n**-0.5 * np.exp(sigma * z - sigma**2 / 2)  # mean n^-0.5 for every sigma
+            r = row("ros", f"n{n}-s{rep}", 0, float(np.mean(vals)), metric="err")
+            r.update({f"metric.err_r{i}": float(v) for i, v in enumerate(vals)}, **{"iparam.n": n})
+            rows.append(r)
+    df = frame(rows)
+    mean = judge(slope(">=", -0.6, metric="err_r*", cmp_kw={"aggregate": "mean"}), df)
+    logs = judge(slope(">=", -0.6, metric="err", resample="runs"), df)
+    assert mean.estimate == pytest.approx(-0.5, abs=0.03) and mean.verdict == "confirmed"
+    assert mean.ci_low < mean.estimate < mean.ci_high and mean.n_runs == 8
+    assert abs(logs.estimate - mean.estimate) < 0.02  # per-run means of 200 samples: close here
+    assert "slope of log mean err_r* on log iparam.n" in slope(metric="err_r*", cmp_kw={"aggregate": "mean"}).comparison.describe()
+    with pytest.raises(ValidationError, match="aggregate"):
+        Comparison(kind="slope", method="ros", metric="err_r*", x_metric="iparam.n", op="<=", value=0.0)
+
+
+def test_slope_band_is_two_sided():
+    df = _power_rows(0.5)
+    assert judge(slope("in", -0.65, cmp_kw={"upper": -0.35}), _power_rows(-0.5)).verdict == "confirmed"
+    v = judge(slope("in", -0.65, cmp_kw={"upper": -0.35}), df)
+    assert v.verdict == "contradicted" and "misses [-0.65, -0.35]" in v.reason
+    assert judge(slope("in", 0.3, cmp_kw={"upper": 0.5}), df).verdict == "inconclusive"  # the CI straddles 0.5
+    assert "in [-0.65, -0.35]" in slope("in", -0.65, cmp_kw={"upper": -0.35}).comparison.describe()
+    with pytest.raises(ValidationError, match="upper"):
+        Comparison(kind="slope", method="ros", metric="wall_s", x_metric="iparam.n", op="in", value=-0.65)
+    with pytest.raises(ValidationError, match="slope comparisons"):
+        Comparison(kind="threshold", method="ros", metric="wall_s", op="in", value=-0.65, upper=-0.35)
