@@ -145,3 +145,17 @@ def test_nkq_beats_nested_mc_on_the_papers_toy():
     ]
     e_mc = [abs(_run(NestedMC, {}, "unif-poly1", [32], s)["estimate"][0] - tv) for s in range(6)]
     assert np.mean(e_kq) < 0.2 * np.mean(e_mc)
+
+
+def test_stage_rate_is_the_least_squares_slope_and_its_mean_is_the_pooled_fit():
+    from tasks.nested import stage_rate
+
+    cost = np.array([256.0, 1024.0, 4096.0, 16384.0])
+    rng = np.random.default_rng(0)
+    errs = [10.0 * cost**-0.5 * np.exp(0.3 * rng.standard_normal(4)) for _ in range(5)]
+    rates = [stage_rate(e, cost) for e in errs]
+    for e, r in zip(errs, rates, strict=True):
+        assert r == pytest.approx(np.polyfit(np.log10(cost), np.log10(e), 1)[0], abs=1e-12)
+    pooled = np.polyfit(np.tile(np.log10(cost), 5), np.log10(np.concatenate(errs)), 1)[0]
+    assert np.mean(rates) == pytest.approx(pooled, abs=1e-12)
+    assert np.isnan(stage_rate(np.ones(4), np.array([0.0, 0.0, 0.0, 5.0])))  # one stage with a cost

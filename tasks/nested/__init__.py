@@ -500,6 +500,23 @@ class Estimator:
 '''
 
 
+def stage_rate(err: np.ndarray, cost: np.ndarray) -> float:
+    """Least-squares slope of ``log10 |error|`` (floored at 1e-16) on ``log10 cost`` over one run's stages.
+
+    The mean of these per-run slopes over runs with the same stage costs equals
+    the pooled fit over all their (cost, error) points, the fit of
+    ``scripts/nested/plots.py``. NaN when fewer than two stages have a positive cost.
+    """
+    ok = np.asarray(cost, dtype=float) > 0
+    if int(ok.sum()) < 2:
+        return math.nan
+    x = np.log10(np.asarray(cost, dtype=float)[ok])
+    y = np.log10(np.maximum(np.asarray(err, dtype=float)[ok], 1e-16))
+    dx = x - x.mean()
+    sxx = float(dx @ dx)
+    return float(dx @ (y - y.mean()) / sxx) if sxx > 0 else math.nan
+
+
 @register_task
 class NestedTask(CatalogTask):
     """Nested expectations through a budgeted, counting sampling oracle.
@@ -510,7 +527,7 @@ class NestedTask(CatalogTask):
 
     meta = TaskMeta(
         name="nested-expectation",
-        version="1",
+        version="2",  # 2: the per-run rate metric (tasks/nested/README.md, versions)
         family="nested",
         area="numerical integration",
         paper=Paper(
@@ -548,6 +565,11 @@ class NestedTask(CatalogTask):
                 name="estimate",
                 direction="max",
                 description="the method's estimate of I at the largest budget",
+            ),
+            Metric(
+                name="rate",
+                direction="min",
+                description="least-squares slope of log10 |estimate - I| on log10 cost over the stages (steeper is better)",
             ),
         ]
         + [
@@ -678,4 +700,5 @@ class NestedTask(CatalogTask):
             out[f"err{k:02d}"] = float(err[k])
             out[f"nlerr{k:02d}"] = float(-math.log10(max(err[k], 1e-16)))
             out[f"cost{k:02d}"] = float(cost[k])
+        out["rate"] = stage_rate(err, cost)
         return out

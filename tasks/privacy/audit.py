@@ -1,4 +1,10 @@
-"""The empirical privacy audit shared by the privacy tasks: a lower bound on epsilon.
+"""Declared and audited privacy, shared by the privacy tasks: a lower bound on epsilon.
+
+Every round of a private method declares its ``(epsilon, delta)``
+(:func:`check_declaration` refuses one above the instance's budget;
+:func:`declared_privacy` summarises a run's), and the tasks record the same
+metrics (:func:`privacy_metric_specs`), on audit instances those of
+:func:`audit_evaluate`.
 
 An audit runs a method ``trials`` times. Before each run the task draws a secret
 bit ``b`` and gives the method one of two neighbouring inputs, ``D_0`` or ``D_1``;
@@ -26,18 +32,26 @@ split's counts), so large declared epsilons are out of reach.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.stats import beta
+
+from bench.task import InvalidSolution, Metric
 
 __all__ = [
     "AuditResult",
     "clopper_pearson",
     "epsilon_lower_bound",
     "audit_metrics",
+    "audit_evaluate",
     "AUDIT_ALPHA",
     "max_detectable",
+    "check_declaration",
+    "declared_privacy",
+    "privacy_metric_specs",
 ]
 
 #: Confidence of the lower bound: it holds with probability at least ``1 - AUDIT_ALPHA``.
@@ -168,3 +182,98 @@ def audit_metrics(result: AuditResult, declared_epsilon: float) -> dict[str, flo
         "audit_test_trials": float(result.test_trials),
         "audit_max_detectable": float(result.max_detectable),
     }
+
+
+def audit_evaluate(stats: np.ndarray, bits: Any, rounds: int, delta: float, declared_epsilon: float) -> dict[str, float]:
+    """The audit metrics of one audit run: ``stats`` per round, the session's secret ``bits``.
+
+    Raises
+    ------
+    InvalidSolution
+        If ``bits`` is not one secret bit per round (the solution did not come from the session).
+    """
+    b = np.asarray(bits)
+    if b.shape != (rounds,):
+        raise InvalidSolution("an audit solution carries the session's secret bits")
+    return audit_metrics(epsilon_lower_bound(stats, b, delta), declared_epsilon)
+
+
+def check_declaration(answer: Any, epsilon: float, delta: float, d: int | None = None) -> dict[str, float]:
+    """Check a round's declared ``(epsilon, delta)`` against the budget; return the declaration metrics.
+
+    A finite declaration above the budget is invalid (the method overspent);
+    ``epsilon = inf`` marks a non-private reference and is recorded as such.
+    """
+    if not isinstance(answer, dict) or "epsilon" not in answer or "delta" not in answer:
+        raise InvalidSolution(
+            f"each round must answer a dict with 'epsilon' and 'delta' (the declared privacy), got {type(answer).__name__}"
+        )
+    try:
+        e, dl = float(answer["epsilon"]), float(answer["delta"])
+    except (TypeError, ValueError):
+        raise InvalidSolution(
+            f"declared epsilon/delta must be numbers, got {answer['epsilon']!r}, {answer['delta']!r}"
+        ) from None
+    if math.isnan(e) or e < 0 or math.isnan(dl) or not 0 <= dl <= 1:
+        raise InvalidSolution(
+            f"declared (epsilon, delta) = ({e}, {dl}) is not a privacy level (epsilon >= 0, delta in [0, 1])"
+        )
+    private = math.isfinite(e)
+    if private and (e > epsilon * (1 + 1e-9) or dl > delta * (1 + 1e-9)):
+        raise InvalidSolution(
+            f"declared (epsilon, delta) = ({e:g}, {dl:g}) exceeds the instance's budget ({epsilon:g}, {delta:g})"
+        )
+    return {"declared_epsilon": e, "declared_delta": dl, "is_private": float(private)}
+
+
+def declared_privacy(declarations: Sequence[dict[str, float]]) -> dict[str, float]:
+    """A run's declared privacy from its rounds' (:func:`check_declaration`): the largest epsilon and
+    delta any round declared, and ``is_private`` only if every round was."""
+    return {
+        "declared_epsilon": max(float(x["declared_epsilon"]) for x in declarations),
+        "declared_delta": max(float(x["declared_delta"]) for x in declarations),
+        "is_private": min(float(x["is_private"]) for x in declarations),
+    }
+
+
+def privacy_metric_specs(neighbours: str) -> list[Metric]:
+    """The declared-privacy and audit metrics every privacy task records, in this order.
+
+    ``neighbours`` names the audit's neighbouring inputs in ``eps_lb``'s
+    description (e.g. ``"replace-one canary"``).
+    """
+    return [
+        Metric(
+            name="declared_epsilon",
+            direction="min",
+            description="epsilon the method declares (inf: non-private reference)",
+        ),
+        Metric(name="declared_delta", direction="min", description="delta the method declares"),
+        Metric(name="is_private", direction="max", description="1 if the method declares a finite epsilon"),
+        Metric(
+            name="eps_lb",
+            direction="min",
+            description=f"audit: 95% Clopper-Pearson lower bound on epsilon ({neighbours})",
+        ),
+        Metric(name="privacy_violation", direction="min", description="audit: 1 if eps_lb exceeds the declared epsilon"),
+        Metric(
+            name="audit_tpr",
+            direction="max",
+            description="audit: true-positive rate of the chosen test on the held-out trials",
+        ),
+        Metric(
+            name="audit_fpr",
+            direction="min",
+            description="audit: false-positive rate of the chosen test on the held-out trials",
+        ),
+        Metric(
+            name="audit_test_trials",
+            direction="max",
+            description="audit: trials counted for the bound (half of the rounds)",
+        ),
+        Metric(
+            name="audit_max_detectable",
+            direction="max",
+            description="audit: the largest bound these trials can give",
+        ),
+    ]

@@ -25,7 +25,6 @@ rounds on two neighbouring data sets that differ in one canary's label
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -44,7 +43,12 @@ from bench.task import (
     Session,
     TaskMeta,
 )
-from tasks.privacy.audit import audit_metrics, epsilon_lower_bound
+from tasks.privacy.audit import (
+    audit_evaluate,
+    check_declaration,
+    declared_privacy,
+    privacy_metric_specs,
+)
 
 __all__ = [
     "CATALOG",
@@ -147,36 +151,6 @@ def make_data(gamma: float, n: int, d: int, out: int, seed: int) -> dict[str, np
 def zero_one(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> float:
     """Fraction of points with ``y <w, x> <= 0`` (a zero score counts as an error)."""
     return float(np.mean(y * (X @ w) <= 0))
-
-
-def check_declaration(
-    answer: Any, epsilon: float, delta: float, d: int | None = None
-) -> dict[str, float]:
-    """Check a round's declared ``(epsilon, delta)`` against the budget; return the declaration metrics.
-
-    A finite declaration above the budget is invalid (the method overspent);
-    ``epsilon = inf`` marks a non-private reference and is recorded as such.
-    """
-    if not isinstance(answer, dict) or "epsilon" not in answer or "delta" not in answer:
-        raise InvalidSolution(
-            f"each round must answer a dict with 'epsilon' and 'delta' (the declared privacy), got {type(answer).__name__}"
-        )
-    try:
-        e, dl = float(answer["epsilon"]), float(answer["delta"])
-    except (TypeError, ValueError):
-        raise InvalidSolution(
-            f"declared epsilon/delta must be numbers, got {answer['epsilon']!r}, {answer['delta']!r}"
-        ) from None
-    if math.isnan(e) or e < 0 or math.isnan(dl) or not 0 <= dl <= 1:
-        raise InvalidSolution(
-            f"declared (epsilon, delta) = ({e}, {dl}) is not a privacy level (epsilon >= 0, delta in [0, 1])"
-        )
-    private = math.isfinite(e)
-    if private and (e > epsilon * (1 + 1e-9) or dl > delta * (1 + 1e-9)):
-        raise InvalidSolution(
-            f"declared (epsilon, delta) = ({e:g}, {dl:g}) exceeds the instance's budget ({epsilon:g}, {delta:g})"
-        )
-    return {"declared_epsilon": e, "declared_delta": dl, "is_private": float(private)}
 
 
 class ClassificationSession(Session):
@@ -304,48 +278,8 @@ class PrivateClassification(CatalogTask):
                 direction="min",
                 description="train_risk minus that of the planted w* (= outliers / n)",
             ),
-            Metric(
-                name="declared_epsilon",
-                direction="min",
-                description="epsilon the method declares (inf: non-private reference)",
-            ),
-            Metric(name="declared_delta", direction="min", description="delta the method declares"),
-            Metric(
-                name="is_private",
-                direction="max",
-                description="1 if the method declares a finite epsilon",
-            ),
-            Metric(
-                name="eps_lb",
-                direction="min",
-                description="audit: 95% Clopper-Pearson lower bound on epsilon (replace-one canary)",
-            ),
-            Metric(
-                name="privacy_violation",
-                direction="min",
-                description="audit: 1 if eps_lb exceeds the declared epsilon",
-            ),
-            Metric(
-                name="audit_tpr",
-                direction="max",
-                description="audit: true-positive rate of the chosen test on the held-out trials",
-            ),
-            Metric(
-                name="audit_fpr",
-                direction="min",
-                description="audit: false-positive rate of the chosen test on the held-out trials",
-            ),
-            Metric(
-                name="audit_test_trials",
-                direction="max",
-                description="audit: trials counted for the bound (half of the rounds)",
-            ),
-            Metric(
-                name="audit_max_detectable",
-                direction="max",
-                description="audit: the largest bound these trials can give",
-            ),
-        ],
+        ]
+        + privacy_metric_specs("replace-one canary"),
         primary="train_risk",
         normalization=Normalization(
             kind="linear",
@@ -428,19 +362,10 @@ class PrivateClassification(CatalogTask):
             )
             for i, a in enumerate(answers)
         ]
-        declared = {
-            "declared_epsilon": max(x["declared_epsilon"] for x in decl),
-            "declared_delta": max(x["declared_delta"] for x in decl),
-            "is_private": min(x["is_private"] for x in decl),
-        }
+        declared = declared_privacy(decl)
         if p["kind"] == "audit":
-            bits = np.asarray(solution.get("bits"))
-            if bits.shape != (p["reps"],):
-                raise InvalidSolution("an audit solution carries the session's secret bits")
-            canary = instance.private["canary"]
-            stats = np.array([w @ canary for w in ws])
-            res = epsilon_lower_bound(stats, bits, float(p["delta"]))
-            return {**declared, **audit_metrics(res, declared["declared_epsilon"])}
+            stats = np.array([w @ instance.private["canary"] for w in ws])
+            return {**declared, **audit_evaluate(stats, solution.get("bits"), int(p["reps"]), float(p["delta"]), declared["declared_epsilon"])}
         w = ws[0]
         X, y = instance.data["X"], instance.data["y"]
         risk = zero_one(w, X, y)

@@ -56,8 +56,12 @@ from bench.task import (
     Session,
     TaskMeta,
 )
-from tasks.privacy.audit import audit_metrics, epsilon_lower_bound
-from tasks.privacy.classification import check_declaration
+from tasks.privacy.audit import (
+    audit_evaluate,
+    check_declaration,
+    declared_privacy,
+    privacy_metric_specs,
+)
 
 __all__ = [
     "CATALOG",
@@ -408,48 +412,8 @@ class PrivateDistinctCount(CatalogTask):
                 description="distinct items in the whole stream (for the space comparison)",
             ),
             Metric(name="max_distinct", direction="min", description="max over t of D_t"),
-            Metric(
-                name="declared_epsilon",
-                direction="min",
-                description="epsilon the method declares (inf: non-private reference)",
-            ),
-            Metric(name="declared_delta", direction="min", description="delta the method declares"),
-            Metric(
-                name="is_private",
-                direction="max",
-                description="1 if the method declares a finite epsilon",
-            ),
-            Metric(
-                name="eps_lb",
-                direction="min",
-                description="audit: 95% Clopper-Pearson lower bound on epsilon (item-level canary)",
-            ),
-            Metric(
-                name="privacy_violation",
-                direction="min",
-                description="audit: 1 if eps_lb exceeds the declared epsilon",
-            ),
-            Metric(
-                name="audit_tpr",
-                direction="max",
-                description="audit: true-positive rate of the chosen test on the held-out trials",
-            ),
-            Metric(
-                name="audit_fpr",
-                direction="min",
-                description="audit: false-positive rate of the chosen test on the held-out trials",
-            ),
-            Metric(
-                name="audit_test_trials",
-                direction="max",
-                description="audit: trials counted for the bound (half of the rounds)",
-            ),
-            Metric(
-                name="audit_max_detectable",
-                direction="max",
-                description="audit: the largest bound these trials can give",
-            ),
-        ],
+        ]
+        + privacy_metric_specs("item-level canary"),
         primary="max_abs_error",
         normalization=Normalization(
             kind="log",
@@ -536,20 +500,10 @@ class PrivateDistinctCount(CatalogTask):
         rounds = int(p["reps"]) if p["kind"] == "audit" else math.ceil(int(p["T"]) / CHUNK)
         if len(ests) != rounds or len(decl) != rounds:
             raise InvalidSolution(f"expected {rounds} rounds, got {len(ests)}")
-        declared = {
-            "declared_epsilon": max(float(x["declared_epsilon"]) for x in decl),
-            "declared_delta": max(float(x["declared_delta"]) for x in decl),
-            "is_private": min(float(x["is_private"]) for x in decl),
-        }
+        declared = declared_privacy(decl)
         if p["kind"] == "audit":
-            bits = np.asarray(solution.get("bits"))
-            if bits.shape != (rounds,):
-                raise InvalidSolution("an audit solution carries the session's secret bits")
-            stats = np.array(
-                [float(np.mean(e[AUDIT_IN:AUDIT_OUT]) - np.mean(e[:AUDIT_IN])) for e in ests]
-            )
-            res = epsilon_lower_bound(stats, bits, DELTA)
-            return {**declared, **audit_metrics(res, declared["declared_epsilon"])}
+            stats = np.array([float(np.mean(e[AUDIT_IN:AUDIT_OUT]) - np.mean(e[:AUDIT_IN])) for e in ests])
+            return {**declared, **audit_evaluate(stats, solution.get("bits"), rounds, DELTA, declared["declared_epsilon"])}
         est = np.concatenate([as_float_array(e, (len(e),)) for e in ests])
         D = instance.private["D"]
         if est.shape != D.shape:
