@@ -918,6 +918,7 @@ def task_records(
     store: str | Path | None = None,
     tier: str | None = None,
     ok_only: bool = True,
+    version: str | None = "current",
 ) -> pd.DataFrame:
     """One task's records, from a run store or published bundles, for analysis scripts.
 
@@ -934,6 +935,11 @@ def task_records(
         Keep only this tier's records (all tiers when ``None``).
     ok_only
         Keep only records with ``status == "ok"``.
+    version
+        Keep only the records of this task version; ``"current"`` (the default)
+        is the registered task's version, so that the runs of an earlier version
+        kept as history in ``results/`` are not counted twice beside their reruns;
+        ``None`` keeps every version.
 
     Returns
     -------
@@ -959,4 +965,10 @@ def task_records(
         keep &= df["status"] == "ok"
     if tier is not None:
         keep &= df["tier"] == tier
+    if version is not None:
+        if version == "current":
+            from bench.registry import get_task
+
+            version = get_task(task).meta.version
+        keep &= df["task_version"].astype(str) == str(version)
     return df[keep].copy()

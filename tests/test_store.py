@@ -393,3 +393,8 @@ def test_task_records_filters_a_store_by_status_and_tier_and_names_an_empty_sour
     assert sorted(df["seed"]) == [1, 2]
     with pytest.raises(SystemExit, match=r"no maxcut records in .*runs"):
         task_records("maxcut", store=store.root)
+    # a record of an earlier task version (history kept beside its rerun) is left out unless asked for
+    store.put(make_record(seed=4, task_version="0"))
+    assert sorted(task_records("knapsack", store=store.root)["seed"]) == [1, 3]
+    assert sorted(task_records("knapsack", store=store.root, version=None)["seed"]) == [1, 3, 4]
+    assert sorted(task_records("knapsack", store=store.root, version="0")["seed"]) == [4]

@@ -33,15 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
 def frame(args: argparse.Namespace, task: str) -> pd.DataFrame:
-    if args.results:
-        from bench.bundle import load_bundles
+    """The task's ok standard-tier records of its current version (a store, or published bundles)."""
+    from bench.bundle import task_records
 
-        df = load_bundles(args.results, task).records
-    else:
-        from bench.store import Store
-
-        df = Store(args.store).frame(task)
-    return df[(df["status"] == "ok") & (df["tier"] == "standard")]
+    return task_records(task, results=args.results, store=args.store, tier="standard")
 
 
 def slope_ci(
