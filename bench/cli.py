@@ -661,10 +661,11 @@ def claims_table(task: str, results: str | None, store: str | None) -> Any:
     else:
         b = load_bundles(results or "results", task)
         df = b.records
-        bundles = sorted(Path(k).name for k in b.manifests)
         registered = b.methods.get(task, {})
     if not df.empty:
         df = df[df["task_version"] == t.meta.version]
+        if not store:  # the bundles whose runs count: not those of an earlier task version, kept as history
+            bundles = sorted(df["bundle"].unique())
     rows = []
     for c in claims:
         assert isinstance(c, Claim)
