@@ -154,7 +154,14 @@ def test_registered_methods():
         for n, m in discover_methods(families=["dueling"]).items()
         if "dueling-optimization" in m.tasks
     }
-    assert {"gp-ngd", "beta-ngd", "duel-es", "duel-random-search"} <= names
+    assert {
+        "gp-ngd",
+        "rgd-dueling",
+        "epoch-rgd-dueling",
+        "beta-ngd",
+        "duel-es",
+        "duel-random-search",
+    } <= names
 
 
 def test_gp_ngd_with_noiseless_bits_is_sign_ngd():
@@ -177,3 +184,128 @@ def test_gp_ngd_with_noiseless_bits_is_sign_ngd():
         x_ref = x_ref - eta * np.sign(H @ (x_ref - prob.x_star) @ u) * u
         bits = (prob.values(X) < prob.values(Y)).astype(np.int8)
         X, Y, point = prog.send(bits)
+
+
+# --- the paper's algorithms (Algorithms 1 and 2 of the full text) ----------------------------
+
+
+def _theorem3(data: dict, eps: float) -> tuple[float, float]:
+    """gamma and eta of Theorem 3, written out here independently of common/dueling."""
+    d, p, beta, c_rho = data["d"], data["p"], data["beta"], data["rho_coef"]
+    D, ct = 2.0 * data["radius"], 1.0 / 20.0
+    gamma = ct * eps / (beta * np.sqrt(d) * D)
+    eta = (
+        p
+        * c_rho
+        * ct ** (2 * p - 1)
+        * eps ** (2 * p)
+        / (d ** ((2 * p + 1) / 2) * beta**p * D ** (2 * p - 1))
+    )
+    return gamma, eta
+
+
+@pytest.mark.parametrize("iid", SMOKE)
+def test_rgd_follows_algorithm_1(iid):
+    """Every pair is (w + gamma u, w - gamma u) with unit u; every bit moves w to Proj(w - eta o u), o = 1 - 2 bit."""
+    inst = TASK.load(iid)
+    data, N = inst.data, inst.data["budget"]
+    c = A.rgd_constants(data)
+    # the budget-calibrated eps makes Theorem 3's horizon the budget, i.e. eta = D / sqrt(N - 1)
+    assert c["T"] == pytest.approx(N) and c["eta"] == pytest.approx(
+        2 * data["radius"] / np.sqrt(N - 1)
+    )
+    gamma, eta = _theorem3(data, c["eps"])
+    assert (c["gamma"], c["eta"]) == (pytest.approx(gamma), pytest.approx(eta))
+    rng = np.random.default_rng(3)
+    prog = A.relative_gradient_descent(data, np.random.default_rng(1), eps=None, m=3)
+    X, Y, point = next(prog)
+    w, R = np.zeros(data["d"]), data["radius"]
+    for _ in range(400):
+        np.testing.assert_allclose(point, w, atol=1e-12)
+        assert X.shape == (3, data["d"])
+        U = (X - Y) / (2 * gamma)
+        np.testing.assert_allclose(np.linalg.norm(U, axis=1), 1.0, rtol=1e-9)
+        np.testing.assert_allclose((X + Y) / 2, np.tile(w, (3, 1)), atol=1e-12)
+        bits = rng.integers(0, 2, 3).astype(np.int8)
+        for b, u in zip(bits, U, strict=True):
+            w = w - eta * (1 - 2 * int(b)) * u
+            if np.linalg.norm(w) > R:  # the domain: the ball of radius ||x0 - x*|| around x0 = 0
+                w = w * R / np.linalg.norm(w)
+        X, Y, point = prog.send(bits)
+    np.testing.assert_allclose(point, w, atol=1e-9)
+
+
+def test_rgd_uses_the_whole_budget_within_the_round_cap():
+    for tier in ("smoke", "standard", "full"):
+        data = TASK.load(TASK.instances(tier)[0].id).data
+        m = A.pairs_per_round(data)
+        assert np.ceil(data["budget"] / m) < data["max_rounds"] and (
+            m == 1 or np.ceil(data["budget"] / (m - 1)) >= data["max_rounds"]
+        )
+
+
+def test_rgd_descends_with_the_papers_constants():
+    """With Theorem 3's constants at the smoke budget (eps far above the initial gap) RGD still moves towards x*."""
+    iid = SMOKE[0]
+    runs = [
+        _play(iid, lambda data, rng: A.relative_gradient_descent(data, rng, eps=None, m=8), seed=s)
+        for s in (0, 1)
+    ]
+    again = _play(
+        iid, lambda data, rng: A.relative_gradient_descent(data, rng, eps=None, m=8), seed=0
+    )
+    np.testing.assert_equal(
+        runs[0], again
+    )  # deterministic (eps_slope is NaN here: assert_equal matches NaNs)
+    for r in runs:
+        assert (
+            r["gap"] < 0.5 and r["dist"] < 1.0 and r["comparisons"] == TASK.load(iid).data["budget"]
+        )
+
+
+def test_epoch_rgd_follows_algorithm_2():
+    """Epoch k: t_k = ceil(1 / (2 B^2 D_k^4p)) steps with gamma_k = c~ alpha D_k / (2 beta sqrt d) and
+    eta_k = B D_k^(2p+1), then D_(k+1) = sqrt(3/4) D_k; after k_eps = ceil(log_{4/3}(beta D^2 / 2 eps)) epochs
+    the last point is returned."""
+    d, p, alpha, beta, D, ct = 2, 1, 1.0, 2.0, 1.0, 1.0 / 20.0
+    B1 = 2 * p / (alpha + beta) * (alpha**2 / (4 * beta)) ** p * ct / d**1.5  # B for c_rho = 1
+    c_rho = np.sqrt(1.0 / 20.0) / B1  # so that t_1 = 10
+    data = {"d": d, "p": p, "budget": 10**6, "max_rounds": 10**6, "x0": np.zeros(d), "radius": D,
+            "beta": beta, "alpha": alpha, "rho_coef": c_rho}  # fmt: skip
+    B = A.epoch_rgd_constants(data)["B"]
+    assert B == pytest.approx(c_rho * B1) and B == pytest.approx(np.sqrt(1 / 20))
+    eps = beta * D**2 / 2 * 0.75**4.5  # k_eps = ceil(4.5) = 5
+    steps, Dk = [], D  # (gamma_k, eta_k) of every step, from the paper's schedule
+    for _ in range(5):
+        t_k = int(np.ceil(1.0 / (2.0 * B**2 * Dk ** (4 * p))))
+        steps += [(ct * alpha * Dk / (2 * beta * np.sqrt(d)), B * Dk ** (2 * p + 1))] * t_k
+        Dk *= np.sqrt(0.75)
+    assert steps[:10] == [steps[0]] * 10 and steps[10] != steps[9] and len(steps) > 100
+    prog = A.epoch_rgd(data, np.random.default_rng(0), eps=eps, m=1)
+    rng = np.random.default_rng(9)
+    X, Y, point = next(prog)
+    w = np.zeros(d)
+    for i, (gamma, eta) in enumerate(steps):
+        np.testing.assert_allclose(point, w, atol=1e-12)
+        assert np.linalg.norm(X[0] - Y[0]) / 2 == pytest.approx(gamma, rel=1e-9)
+        u = (X[0] - Y[0]) / (2 * gamma)
+        bit = rng.integers(0, 2, 1).astype(np.int8)
+        w = w - eta * (1 - 2 * int(bit[0])) * u
+        w = w if np.linalg.norm(w) <= D else w * D / np.linalg.norm(w)
+        try:
+            X, Y, point = prog.send(bit)
+        except StopIteration as stop:  # k_eps epochs done: the last point
+            assert i == len(steps) - 1
+            np.testing.assert_allclose(stop.value, w, atol=1e-12)
+            break
+    else:
+        raise AssertionError("Epoch-RGD ran past k_eps epochs")
+
+
+def test_epoch_rgd_skips_instances_without_strong_convexity():
+    spec = discover_methods(families=["dueling"]).get("epoch-rgd-dueling")
+    quartic = TASK.load("quartic-d5-k10-p1-b1-s0")
+    assert isinstance(spec.supports(quartic), str) and "alpha" in spec.supports(quartic)
+    assert spec.supports(TASK.load(SMOKE[0])) is True
+    with pytest.raises(ValueError, match="alpha > 0"):
+        next(A.epoch_rgd(quartic.data, np.random.default_rng(0), eps=None, m=None))

@@ -1,4 +1,6 @@
-"""The paper's method for ``dueling-optimization`` (see tasks/dueling/README.md).
+"""Methods of ``dueling-optimization`` (see tasks/dueling/README.md).
 
-Code shared with the baselines lives in ``common/dueling/``.
+``rgd.py``: the paper's Algorithms 1 and 2 (``rgd-dueling``, ``epoch-rgd-dueling``);
+``gp_ngd.py``: our earlier sign-NGD reading of the abstract (``gp-ngd``), not the
+paper's algorithm. Code shared with the baselines lives in ``common/dueling/``.
 """

@@ -1,11 +1,19 @@
-"""gp-ngd: normalised gradient descent from batched comparisons, the batch scaled to the transfer degree p.
+"""gp-ngd: our earlier sign-NGD reading of the paper's abstract; NOT the paper's algorithm.
 
 Reference: "Dueling Convex Optimization with General Preferences" (ICML 2025,
-PMLR 267:52552-52564). Only the abstract was readable here (PMLR page,
-OpenReview WMHNs2Necq, the arXiv source's abstract); the algorithm below is
-our reading of it and of the family it extends (beta-NGD, Saha, Koren and
-Mansour, ICML 2021), and every detail is UNVERIFIED against the paper's
-pseudocode. No official code was found.
+PMLR 267:52552-52564). This method was written when only the abstract was
+readable. The full text has since been read (see ``methods/dueling/rgd.py``):
+the paper's algorithms are Relative-Gradient-Descent (Algorithm 1,
+``rgd-dueling``) and Epoch-RGD (Algorithm 2, ``epoch-rgd-dueling``), which use
+one comparison per step and the raw +-1 bit, with no majority votes and no
+batch that grows with ``p``. gp-ngd differs from them in the estimator (a
+majority vote over a batch of repeated comparisons of one pair), the step
+(normalised, ``eta_k sign(.) u``, with a gap-halving epoch schedule of ours)
+and every constant (tuned by us). It stays registered as a tuned sign-NGD
+variant in the spirit of beta-NGD (Saha, Koren and Mansour, ICML 2021), kept
+for comparison; its kind stays ``method`` only because the published records
+of version 1 carry that kind (changing it would split its runs across two
+kinds); read it as a baseline. No claim tests it any more.
 
 What it does (``common.dueling.algorithms.general_ngd``): epochs ``k = 0, 1, ...``
 halve a target gap ``eps_k = 2^-k``. In epoch ``k`` each step draws a uniform
@@ -14,12 +22,15 @@ in one round, and moves ``x <- x + eta_k sign(mean(bits) - 1/2) u`` (a
 normalised step along the direction whose sign the batch estimates). The
 comparison bias of that pair is ``c (2 gamma_k g_k / sqrt(d))^p`` with
 ``g_k`` the gradient-norm floor of the epoch, so ``B_k = c_batch / bias^2``
-grows like ``eps_k^-p`` (strongly convex) or ``eps_k^-2p`` (convex): the
-source of the ``eps^-2p`` and ``eps^-4p`` rates in the abstract.
+grows like ``eps_k^-p`` (strongly convex) or ``eps_k^-2p`` (convex): our
+guess, from the abstract alone, at where the ``eps^-2p`` and ``eps^-4p`` rates
+come from (the paper's proofs get them differently, from Theorem 3's and
+Algorithm 2's step sizes).
 
-Deviations
-----------
-- UNVERIFIED: the schedule constants. ``c_eta = 2``, ``c_gamma = 64``,
+Deviations (from the paper's Algorithms 1-2, now known)
+-------------------------------------------------------
+- Not the paper's estimator or schedule (see above).
+- The schedule constants. ``c_eta = 2``, ``c_gamma = 64``,
   ``c_batch = 0.25``, ``c_steps = 1`` were tuned by us on
   ``quad-d5-k10-p1``, ``quad-d5-k10-p3`` and ``quad-d20-k10-p3`` (a grid
   over ``c_eta in {1, 3}``, ``c_gamma in {1, 4, 16, 64}``, ``c_batch in {0.1,
@@ -27,7 +38,8 @@ Deviations
   keeps the ``beta gamma^2`` bias of a non-quadratic below the signal) gave
   batches of 10^4-10^5 and no progress within the budget.
 - The transfer function's leading coefficient ``c`` is given to the method
-  (``rho_coef``), as the rates assume it known up to constants (UNVERIFIED).
+  (``rho_coef``); the paper, too, assumes ``p``, ``r`` and ``c_rho`` known
+  (Section 2.1).
 - The last iterate is returned (no final selection among iterates).
 """
 
@@ -44,11 +56,11 @@ from common.dueling.driver import ProgramDriver
     name="gp-ngd",
     kind="method",
     tasks=["dueling-optimization"],
-    reference="Dueling Convex Optimization with General Preferences (ICML 2025, PMLR saha25a); our reading of the abstract, pseudocode UNVERIFIED",
+    reference="our sign-NGD reading of the abstract of Dueling Convex Optimization with General Preferences (ICML 2025, PMLR saha25a); not the paper's algorithm (that is rgd-dueling / epoch-rgd-dueling)",
     version="1",
     params={"c_eta": 2.0, "c_gamma": 64.0, "c_batch": 0.25, "c_steps": 1.0, "max_batch": 100_000},
     deterministic=True,
-    deviations="algorithm read from the abstract only (UNVERIFIED); schedule constants tuned by us; gamma = 64 eta instead of gamma <= eta",
+    deviations="not the paper's algorithm: majority votes over batches and a normalised step (the paper: one raw bit per step, Algorithms 1-2); schedule constants tuned by us; gamma = 64 eta",
 )
 class GeneralPreferenceNGD:
     """Batched-sign normalised gradient descent, the batch scaled to the degree p."""
