@@ -11,9 +11,11 @@ majority vote over a batch of repeated comparisons of one pair), the step
 (normalised, ``eta_k sign(.) u``, with a gap-halving epoch schedule of ours)
 and every constant (tuned by us). It stays registered as a tuned sign-NGD
 variant in the spirit of beta-NGD (Saha, Koren and Mansour, ICML 2021), kept
-for comparison; its kind stays ``method`` only because the published records
-of version 1 carry that kind (changing it would split its runs across two
-kinds); read it as a baseline. No claim tests it any more.
+for comparison as a baseline. Version 2 (session 41) only moved it from
+``methods/`` to ``baselines/`` and changed its kind to ``baseline``: the
+algorithm and its numbers are version 1's. Its rate claims in
+``tasks/dueling/claims.toml`` ask whether a comparison-based normalised
+descent reaches the rates the paper proves for its own algorithm.
 
 What it does (``common.dueling.algorithms.general_ngd``): epochs ``k = 0, 1, ...``
 halve a target gap ``eps_k = 2^-k``. In epoch ``k`` each step draws a uniform
@@ -54,10 +56,10 @@ from common.dueling.driver import ProgramDriver
 
 @method(
     name="gp-ngd",
-    kind="method",
+    kind="baseline",
     tasks=["dueling-optimization"],
     reference="our sign-NGD reading of the abstract of Dueling Convex Optimization with General Preferences (ICML 2025, PMLR saha25a); not the paper's algorithm (that is rgd-dueling / epoch-rgd-dueling)",
-    version="1",
+    version="2",  # 2: a baseline (was kind "method"); the algorithm is unchanged
     params={"c_eta": 2.0, "c_gamma": 64.0, "c_batch": 0.25, "c_steps": 1.0, "max_batch": 100_000},
     deterministic=True,
     deviations="not the paper's algorithm: majority votes over batches and a normalised step (the paper: one raw bit per step, Algorithms 1-2); schedule constants tuned by us; gamma = 64 eta",
