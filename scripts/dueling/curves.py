@@ -3,7 +3,8 @@
 Prints, per instance and method: the mean final gap, the mean per-run
 ``eps_slope`` (the slope of log comparisons-to-eps against log 1/eps, the
 per-run form of the paper's rates), the levels reached, and, for gp-ngd
-against every baseline, the comparisons each needs to reach the deepest eps
+(our sign-NGD reading of the abstract, a baseline since its version 2) against
+every other method, the comparisons each needs to reach the deepest eps
 level that *both* reach in every seed (the cost at equal quality), with their
 ratio. Run from the repository root::
 

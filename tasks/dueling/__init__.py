@@ -256,7 +256,7 @@ class DuelingOptimization(CatalogTask):
         area="online learning and query-efficient optimisation",
         paper=Paper(
             title="Dueling Convex Optimization with General Preferences",
-            # UNVERIFIED: the author list of saha25a was not read (PMLR key saha25a: first author Saha)
+            # the author list as the full text gives it (read in the code index, session 41)
             authors=["Aadirupa Saha", "Tomer Koren", "Yishay Mansour"],
             venue="ICML 2025 (PMLR 267:52552-52564, saha25a)",
         ),
