@@ -351,3 +351,22 @@ def test_a_private_task_page_shows_declared_and_audited_privacy(monkeypatch):
     table = _frame(at.dataframe[0])
     assert {"mechanism", "accountant", "declared_epsilon", "eps_lb", "status"} <= set(table.columns)
     assert "non-private reference" in set(table["status"]) and not at.error  # the SVM is a reference, not a violation
+
+
+PUBLISHED = sorted(p.stem for p in (ROOT / "results" / "_digests").glob("*.json"))
+
+
+@pytest.mark.long  # one AppTest run per published task: about half a minute in all
+@pytest.mark.parametrize("task", PUBLISHED)
+def test_every_published_task_page_renders(monkeypatch, task):
+    """The default task page of every published task renders its table without an exception or an error box."""
+    at = _app(monkeypatch, ROOT / "results", "Task", task=task)
+    assert at.selectbox(key="task").value == task and not at.error, [e.value for e in at.error]
+    assert at.dataframe, f"{task}: the task page shows no table"
+
+
+@pytest.mark.long
+def test_the_claims_page_lists_every_published_task(monkeypatch):
+    at = _app(monkeypatch, ROOT / "results", "Claims")
+    assert not at.error, [e.value for e in at.error]
+    assert set(_frame(at.dataframe[0])["task"]) == set(PUBLISHED)  # every published task records claims
