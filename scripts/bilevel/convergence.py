@@ -43,14 +43,9 @@ def main() -> None:
     src.add_argument("--results", help="folder of published bundles (results/)")
     src.add_argument("--store", help="a local store (.bench/runs)")
     args = p.parse_args()
-    if args.results:
-        from bench.bundle import load_bundles
+    from bench.bundle import task_records
 
-        df = load_bundles(args.results, TASK).records
-    else:
-        from bench.store import Store
-
-        df = Store(args.store).frame(TASK)
+    df = task_records(TASK, results=args.results, store=args.store)
     df = df[df["status"] == "ok"].copy()
     if df.empty:
         raise SystemExit(f"no ok runs of {TASK} in {args.results or args.store}")

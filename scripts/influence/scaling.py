@@ -38,14 +38,9 @@ METHODS = ["vif", "vif-batched", "naive-if", "tracin-grad", "random-influence"]
 
 
 def records(args: argparse.Namespace):
-    if args.results:
-        from bench.bundle import load_bundles
+    from bench.bundle import task_records
 
-        df = load_bundles(args.results, TASK).records
-    else:
-        from bench.store import Store
-
-        df = Store(args.store).frame(TASK)
+    df = task_records(TASK, results=args.results, store=None if args.results else args.store)  # --store has a default
     df = df[df["status"] == "ok"].copy()
     if df.empty:
         raise SystemExit(f"no ok runs of {TASK} in {args.results or args.store}")

@@ -130,14 +130,9 @@ def direct(args: argparse.Namespace) -> None:
 
 
 def from_records(args: argparse.Namespace) -> None:
-    if args.results:
-        from bench.bundle import load_bundles
+    from bench.bundle import task_records
 
-        df = load_bundles(args.results, TASK).records
-    else:
-        from bench.store import Store
-
-        df = Store(args.store).frame(TASK)
+    df = task_records(TASK, results=args.results, store=args.store)
     df = df[(df["status"] == "ok") & (df["method"].isin(["gm-matching", "uniform"]))]
     if df.empty:
         raise SystemExit(

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -37,9 +36,7 @@ def load(store: str | None, results: str | None) -> pd.DataFrame:
     if results:
         from bench.bundle import load_bundles
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            b = load_bundles(results, TASK)
+        b = load_bundles(results, TASK, warn=False)
         return registered_records(b.records, b.methods.get(TASK, {}))
     from bench.store import Store
 

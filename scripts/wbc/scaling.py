@@ -52,14 +52,9 @@ PREDICTED = {"m": 3.0, "N": 1.0}  # per-iteration cost of the structured solve, 
 
 
 def records(args: argparse.Namespace):
-    if args.results:
-        from bench.bundle import load_bundles
+    from bench.bundle import task_records
 
-        df = load_bundles(args.results, TASK).records
-    else:
-        from bench.store import Store
-
-        df = Store(args.store).frame(TASK)
+    df = task_records(TASK, results=args.results, store=args.store)
     df = df[(df["status"] == "ok") & (df["tier"] == args.tier)].copy()
     if df.empty:
         raise SystemExit(f"no ok {args.tier}-tier runs of {TASK} in {args.results or args.store}")
