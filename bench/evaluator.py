@@ -202,6 +202,7 @@ class Evaluator:
             res.update(status="error", reason=f"setup of {job.method} failed: {exc}", error_type="SetupFailed")
             return self._finish(res, t_job)
         self._current = pid
+        res["environment"]["confinement"] = ",".join(zyg.confinement) or "none"
         method_time = 0.0
         checkpoints: list[tuple[float, Any]] = []
         truncations: list[str] = []  # bench.truncated() reasons: the clock cut the method short

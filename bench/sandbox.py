@@ -36,12 +36,13 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench import wire
+from bench import confine, wire
 
 __all__ = ["Zygote", "ChildExit", "send_msg", "recv_msg", "ChannelClosed", "kill_group", "checkpoint", "truncated"]
 
@@ -222,6 +223,8 @@ class Zygote:
     ctrl: socket.socket | None = None
     catalog: list[dict[str, Any]] = field(default_factory=list)
     discovery_errors: list[str] = field(default_factory=list)
+    #: the layers of :mod:`bench.confine` each job child gets on this machine (probed at start)
+    confinement: list[str] = field(default_factory=list)
     _pending_exit: dict[int, ChildExit] = field(default_factory=dict)
 
     def start(self, timeout: float = 300.0) -> Zygote:
@@ -252,6 +255,7 @@ class Zygote:
             raise RuntimeError("the method worker (zygote) failed to start; run `python -m bench list methods` to see why") from exc
         self.catalog = hello["catalog"]
         self.discovery_errors = hello["errors"]
+        self.confinement = list(hello.get("confinement", []))
         return self
 
     @property
@@ -427,7 +431,10 @@ def _zygote_main(ctrl_fd: int) -> None:
         catalog, errors = [], [f"{type(exc).__name__}: {exc}"]
     errors += [str(e) for e in DISCOVERY_ERRORS]
     _limit_threads(threads)  # again: method modules may have imported torch during discovery
-    send_msg(ctrl, {"op": "hello", "catalog": catalog, "errors": errors, "pid": os.getpid()})
+    send_msg(
+        ctrl,
+        {"op": "hello", "catalog": catalog, "errors": errors, "pid": os.getpid(), "confinement": _probe_confinement()},
+    )
 
     poller = select.poll()
     poller.register(ctrl, select.POLLIN)
@@ -541,6 +548,11 @@ def _prepare_child(msg: dict[str, Any], vmsize_kb: int) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (out_limit, out_limit))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     _limit_threads(int(msg["threads"]))
+    # Temporary files go to the job's own directory: the only place it may write (bench.confine).
+    for var in ("TMPDIR", "TEMP", "TMP"):
+        os.environ[var] = workdir
+    os.environ.setdefault("MPLCONFIGDIR", os.path.join(workdir, ".matplotlib"))
+    tempfile.tempdir = workdir
     # Peak RSS is measured from here: reset the high-water mark (Linux >= 4.0)
     # and remember what the child holds before any method code runs. The
     # kernel does not count every page a forked child shares with its parent,
@@ -550,6 +562,27 @@ def _prepare_child(msg: dict[str, Any], vmsize_kb: int) -> None:
         with open("/proc/self/clear_refs", "w") as fh:
             fh.write("5")
     BASELINE_RSS_KB = _read_status_kb("self", "VmRSS")
+    # Last, before any method code: the layers of bench.confine (network, writes, ptrace, signals).
+    confine.confine(workdir)
+
+
+def _probe_confinement() -> list[str]:
+    """The layers :func:`bench.confine.confine` applies on this machine, from a throwaway child."""
+    workdir = tempfile.mkdtemp(prefix="bench-confine-probe-")
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.write(w, ",".join(confine.confine(workdir)).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as fh:
+        out = fh.read().decode()
+    os.waitpid(pid, 0)
+    os.rmdir(workdir)
+    return [x for x in out.split(",") if x]
 
 
 # ----------------------------------------------------------------------------- methods' side API

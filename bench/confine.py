@@ -1,0 +1,221 @@
+"""Confinement of a job's child: what Linux lets an unprivileged process do to itself.
+
+:mod:`bench.sandbox` forks one child per job; just before the child imports
+or runs any of the method's code, :func:`confine` applies the layers below,
+each one the kernel offers. None needs root or a container, and none can be
+undone by the method, nor by anything it starts (children inherit them)::
+
+    no_new_privs   no setuid/file-capability gain through execve (also what
+                   Landlock needs to be allowed without privileges)
+    netns          a new, empty network namespace: no interface but a down
+                   loopback, so no TCP/UDP to anywhere, not even 127.0.0.1,
+                   and no abstract Unix socket of the host (they are per
+                   namespace). Unprivileged users get it inside a new user
+                   namespace that maps their own uid and gid onto themselves.
+    landlock       (kernel >= 5.13) writes only beneath the job's own working
+                   directory (and to /dev/null): the store, results/, the
+                   repository, the cache and every other file are read-only.
+                   A Landlock domain also may not ptrace, so /proc/<pid>/mem,
+                   environ, cwd and fd of the runner, the worker and the zygote
+                   are closed to it. ABI >= 4: TCP bind and connect denied;
+                   ABI >= 6: no signals to, and no abstract Unix sockets of,
+                   processes outside the job.
+    nocaps         (only when running as root) the bounding, ambient and
+                   effective capability sets are emptied, so root inside a
+                   job cannot mount, ptrace, load modules or override file
+                   permissions; Landlock still holds its writes to the workdir.
+
+What stays open on a plain machine (containers close it): a job can *read*
+every file its user can read (the repository, the published results, the
+Python installation: all public by design), see other processes in ``/proc``
+and their command lines, and use CPU, memory and processes within the
+rlimits :mod:`bench.sandbox` sets. Root is not bound by ``RLIMIT_NPROC``, so a
+fork storm run as root is stopped only by the end-of-job sweep. See the
+README's "Security" section for the whole table.
+
+A layer the kernel lacks is skipped and named in :func:`describe`; nothing here
+raises for a missing feature. ``BENCH_CONFINE=0`` in the runner's environment
+turns every layer off (for debugging a method; never for published runs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import struct
+from typing import Any
+
+__all__ = ["confine", "describe", "landlock_abi", "enabled"]
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+
+# Linux syscall numbers of Landlock: the same on every architecture (asm-generic, 444-446).
+_SYS_LANDLOCK_CREATE_RULESET = 444
+_SYS_LANDLOCK_ADD_RULE = 445
+_SYS_LANDLOCK_RESTRICT_SELF = 446
+_LANDLOCK_CREATE_RULESET_VERSION = 1
+_LANDLOCK_RULE_PATH_BENEATH = 1
+
+# filesystem rights (linux/landlock.h)
+_FS_WRITE_FILE = 1 << 1
+_FS_REMOVE_DIR = 1 << 4
+_FS_REMOVE_FILE = 1 << 5
+_FS_MAKE_CHAR = 1 << 6
+_FS_MAKE_DIR = 1 << 7
+_FS_MAKE_REG = 1 << 8
+_FS_MAKE_SOCK = 1 << 9
+_FS_MAKE_FIFO = 1 << 10
+_FS_MAKE_BLOCK = 1 << 11
+_FS_MAKE_SYM = 1 << 12
+_FS_REFER = 1 << 13  # ABI 2
+_FS_TRUNCATE = 1 << 14  # ABI 3
+_NET_BIND_TCP = 1 << 0  # ABI 4
+_NET_CONNECT_TCP = 1 << 1
+_SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
+_SCOPE_SIGNAL = 1 << 1
+
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_CAPBSET_DROP = 24
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWNET = 0x40000000
+_CAP_VERSION_3 = 0x20080522
+_SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(os.uname().machine)
+
+
+def enabled() -> bool:
+    """Whether confinement is on (``BENCH_CONFINE`` is not ``0``)."""
+    return os.environ.get("BENCH_CONFINE", "1") != "0"
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version (0: not available or not enabled)."""
+    r = _libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION))
+    return int(r) if r > 0 else 0
+
+
+def _write_rights(abi: int) -> int:
+    rights = (
+        _FS_WRITE_FILE | _FS_REMOVE_DIR | _FS_REMOVE_FILE | _FS_MAKE_CHAR | _FS_MAKE_DIR | _FS_MAKE_REG
+        | _FS_MAKE_SOCK | _FS_MAKE_FIFO | _FS_MAKE_BLOCK | _FS_MAKE_SYM
+    )
+    if abi >= 2:
+        rights |= _FS_REFER
+    if abi >= 3:
+        rights |= _FS_TRUNCATE
+    return rights
+
+
+def _landlock(writable_dir: str) -> str:
+    """Restrict this process to writing beneath ``writable_dir``; returns what was applied."""
+    abi = landlock_abi()
+    if abi <= 0:
+        return ""
+    fs = _write_rights(abi)
+    net = (_NET_BIND_TCP | _NET_CONNECT_TCP) if abi >= 4 else 0
+    scoped = (_SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL) if abi >= 6 else 0
+    if abi >= 6:
+        attr = struct.pack("<QQQ", fs, net, scoped)
+    elif abi >= 4:
+        attr = struct.pack("<QQ", fs, net)
+    else:
+        attr = struct.pack("<Q", fs)
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    ruleset = _libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, buf, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
+    if ruleset < 0:
+        return ""
+    try:
+        file_rights = _FS_WRITE_FILE | (_FS_TRUNCATE if abi >= 3 else 0)
+        for path, rights in ((writable_dir, fs), (os.devnull, file_rights)):
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                rule = ctypes.create_string_buffer(struct.pack("<Qi", rights, fd), 12)
+                if _libc.syscall(_SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_LANDLOCK_RULE_PATH_BENEATH), rule, ctypes.c_uint32(0)) < 0:
+                    err = ctypes.get_errno()
+                    raise OSError(err, f"landlock_add_rule({path}): {os.strerror(err)}")
+            finally:
+                os.close(fd)
+        if _libc.syscall(_SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) < 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"landlock_restrict_self: {os.strerror(err)}")
+    finally:
+        os.close(ruleset)
+    parts = [f"landlock-abi{abi}:fs"]
+    if net:
+        parts.append("tcp")
+    if scoped:
+        parts.append("scope")
+    return "+".join(parts)
+
+
+def _netns() -> str:
+    """Move this (single-threaded) process into a new, empty network namespace."""
+    if _libc.unshare(_CLONE_NEWNET) == 0:
+        return "netns"
+    if os.geteuid() == 0:
+        return ""
+    uid, gid = os.getuid(), os.getgid()
+    if _libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET) != 0:
+        return ""
+    # map our own ids onto themselves, so that files and getuid() read as before
+    with contextlib.suppress(OSError):
+        with open("/proc/self/setgroups", "w") as fh:
+            fh.write("deny")
+        with open("/proc/self/uid_map", "w") as fh:
+            fh.write(f"{uid} {uid} 1")
+        with open("/proc/self/gid_map", "w") as fh:
+            fh.write(f"{gid} {gid} 1")
+    return "userns+netns"
+
+
+def _drop_capabilities() -> str:
+    """As root: empty the bounding, ambient, effective, permitted and inheritable sets."""
+    if os.geteuid() != 0 or _SYS_CAPSET is None:
+        return ""
+    last = 63
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/sys/kernel/cap_last_cap") as fh:
+            last = int(fh.read())
+    for cap in range(last + 1):
+        _libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
+    _libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = ctypes.create_string_buffer(struct.pack("<Ii", _CAP_VERSION_3, 0), 8)
+    data = ctypes.create_string_buffer(bytes(24), 24)
+    if _libc.syscall(_SYS_CAPSET, header, data) != 0:
+        return ""
+    return "nocaps"
+
+
+def confine(workdir: str) -> list[str]:
+    """Apply every available layer to this process (a freshly forked job child).
+
+    Must be called while the process has a single thread, after its own
+    setup writes (``/proc/self/clear_refs``, its output files) and before any
+    method code runs. Returns the names of the layers applied.
+    """
+    if not enabled():
+        return []
+    applied = []
+    if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0:
+        applied.append("no_new_privs")
+    for layer in (_netns, lambda: _landlock(workdir), _drop_capabilities):
+        name = layer()
+        if name:
+            applied.append(name)
+    return applied
+
+
+def describe() -> dict[str, Any]:
+    """What :func:`confine` would apply on this machine, without applying it (for records and docs)."""
+    abi = landlock_abi()
+    return {
+        "enabled": enabled(),
+        "landlock_abi": abi,
+        "root": os.geteuid() == 0,
+    }
