@@ -69,7 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("list", help="list tasks, methods or instances")
     s.add_argument("what", nargs="?", default="tasks", choices=["tasks", "methods", "instances"])
     s.add_argument("--task", help="task whose methods or instances to list")
-    s.add_argument("--tier", default=None, help="smoke, standard or full (instances)")
+    s.add_argument(
+        "--tier",
+        default=None,
+        help="smoke, standard or full (instances); holdout: the standard tier's shapes with secret seeds "
+        "(needs BENCH_HOLDOUT_SECRET, held by the maintainers)",
+    )
     s.add_argument("--plugin", action="append", default=[], help="extra method file or directory")
 
     s = sub.add_parser("run", help="run a sweep (task x instances x methods x seeds)")
@@ -253,11 +258,20 @@ def cmd_list(a: argparse.Namespace) -> int:
         for c in ("tier", "id", "params", "tags"):
             t.add_column(c)
         for tier in tiers:
-            if tier not in TIERS:
+            if tier == "holdout":
+                from bench.holdout import HoldoutUnavailable
+
+                try:
+                    specs = task.holdout_instances()
+                except HoldoutUnavailable as exc:
+                    raise _Usage(str(exc)) from None
+            elif tier not in TIERS:
                 from bench.registry import unknown_message
 
-                raise _Usage(unknown_message("tier", tier, TIERS))
-            for spec in task.instances(tier):
+                raise _Usage(unknown_message("tier", tier, (*TIERS, "holdout")))
+            else:
+                specs = task.instances(tier)
+            for spec in specs:
                 t.add_row(tier, spec.id, json.dumps(spec.params), ",".join(spec.tags))
         con.print(t)
     else:

@@ -34,11 +34,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from bench import wire
+from bench import holdout, wire
 from bench.registry import UnknownNameError, unknown_message
 from bench.task import Instance, InstanceSpec, Reference, Task
 
 __all__ = ["Int", "Float", "Choice", "Text", "IdForm", "grid", "Catalog", "CatalogTask"]
+
+#: How a holdout instance's id shows its seed field: ``h`` and 8 hex digits (:mod:`bench.holdout`).
+_HOLDOUT_TAG = re.compile(r"h[0-9a-f]{8}(?:$|[^0-9a-f])")
 
 _NUMBER = r"[0-9]+(?:\.[0-9]+)?(?:e-?[0-9]+)?"
 
@@ -310,6 +313,10 @@ class CatalogTask(Task):
     """
 
     catalog: ClassVar[Catalog]
+    #: The public tier whose instances the ``holdout`` tier mirrors, with secret seeds (:mod:`bench.holdout`).
+    holdout_base: ClassVar[str] = "standard"
+    #: The id field the secret replaces (``None``: the task has no holdout tier).
+    holdout_field: ClassVar[str | None] = "seed"
     #: Keep computed references on disk (for references that are slow to compute).
     reference_cache: ClassVar[bool] = False
     #: How many loaded instances each process keeps.
@@ -330,8 +337,60 @@ class CatalogTask(Task):
 
     # -- provided --------------------------------------------------------------
     def instances(self, tier: str) -> list[InstanceSpec]:
-        """Instances of ``tier``, in the catalogue's order."""
+        """Instances of ``tier``, in the catalogue's order (``holdout``: see :meth:`holdout_instances`)."""
+        if tier == holdout.TIER:
+            return self.holdout_instances()
         return [self.spec(self.catalog.fields(i)) for i in self.catalog.ids(tier)]
+
+    def budget(self, tier: str, spec: InstanceSpec) -> float:
+        """The tier's budget; the holdout tier has its base tier's."""
+        return super().budget(self.holdout_base if tier == holdout.TIER else tier, spec)
+
+    def _holdout(self) -> dict[str, tuple[dict[str, Any], InstanceSpec]]:
+        """Public holdout id -> (its secret fields, its public spec); needs the secret (trusted side only)."""
+        field = self.holdout_field
+        if field is None or not isinstance(self.catalog.form.fields.get(field), Int):
+            raise holdout.HoldoutUnavailable(
+                f"task {self.meta.name} has no holdout tier (its instance ids have no integer {field or 'seed'} field)"
+            )
+        key = holdout.secret()
+        cached = self.__dict__.get("_holdout_map")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        out: dict[str, tuple[dict[str, Any], InstanceSpec]] = {}
+        for base_id in self.catalog.ids(self.holdout_base):
+            fields = self.catalog.fields(base_id)
+            seed, tag = holdout.derive(self.meta.name, self.meta.version, base_id)
+            public_id = self.catalog.form.template.format(**{**self._shown(fields), field: f"h{tag}"})
+            fields[field] = seed
+            spec = self.spec(dict(fields))
+            params = {k: v for k, v in spec.params.items() if k != field}
+            out[public_id] = (fields, InstanceSpec(id=public_id, params=params, tags=(*spec.tags, holdout.TIER)))
+        self.__dict__["_holdout_map"] = (key, out)
+        return out
+
+    def _shown(self, fields: dict[str, Any]) -> dict[str, Any]:
+        return {n: f.text(fields[n]) if isinstance(f, Float) else fields[n] for n, f in self.catalog.form.fields.items()}
+
+    def _holdout_lookup(self, instance_id: str) -> tuple[dict[str, Any], InstanceSpec] | None:
+        """The holdout instance ``instance_id`` names, or None where it names none."""
+        if self.holdout_field is None or not _HOLDOUT_TAG.search(instance_id):
+            return None
+        try:
+            held = self._holdout()
+        except holdout.HoldoutUnavailable as why:
+            raise UnknownNameError(f"{instance_id!r} looks like a holdout instance id, and {why}") from None
+        return held.get(instance_id)
+
+    def holdout_instances(self) -> list[InstanceSpec]:
+        """The ``holdout`` tier: the base tier's instances with seeds derived from the maintainers' secret.
+
+        Raises
+        ------
+        bench.holdout.HoldoutUnavailable
+            Without ``BENCH_HOLDOUT_SECRET``, or for a task whose ids have no seed field.
+        """
+        return [spec for _, spec in self._holdout().values()]
 
     def all_instances(self) -> dict[str, InstanceSpec]:
         """Every listed instance by id."""
@@ -353,16 +412,23 @@ class CatalogTask(Task):
         if instance_id in cache:
             cache.move_to_end(instance_id)
             return cache[instance_id]
-        fields = self.catalog.fields(instance_id)
+        held_out = False
+        try:
+            fields = self.catalog.fields(instance_id)
+            spec = self.spec(fields)
+        except UnknownNameError:
+            found = self._holdout_lookup(instance_id)
+            if found is None:
+                raise
+            (fields, spec), held_out = found, True
         data, private = self.generate(dict(fields))
         for part in (data, private):
             for value in part.values():
                 if isinstance(value, np.ndarray):
                     # Cached and shared: a caller must not change it for every later caller.
                     value.setflags(write=False)
-        spec = self.spec(fields)
         digest = wire.digest({"params": spec.params, "data": data, "private": private})
-        if self.reference_cache:
+        if self.reference_cache and not held_out:  # a holdout instance's references stay in memory
             from bench.cache import cache_dir, cached_json
 
             path = cache_dir(self.meta.family, "references") / f"{instance_id}-v{self.meta.version}-{digest[:16]}.json"

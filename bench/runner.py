@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench import environment
+from bench import environment, holdout
 from bench.backends import make_backend
 from bench.jobs import Job, derive_seed, expand_grid
 from bench.registry import get_task, unknown_message
@@ -88,13 +88,19 @@ def select_methods(task: str, catalog: list[dict[str, Any]], names: list[str] | 
 
 def plan(task: Task, methods: list[dict[str, Any]], opts: RunOptions) -> list[Job]:
     """Expand task x instance x method x params x seed into jobs, in a stable order."""
-    if opts.tier not in TIERS:
-        raise UsageError(unknown_message("tier", opts.tier, TIERS))
+    held_out = opts.tier == holdout.TIER
+    if opts.tier not in TIERS and not held_out:
+        raise UsageError(unknown_message("tier", opts.tier, (*TIERS, holdout.TIER)))
     if opts.seeds < 1:
         raise UsageError("--seeds must be at least 1")
-    specs = task.instances(opts.tier)
+    try:
+        specs = task.holdout_instances() if held_out else task.instances(opts.tier)
+    except holdout.HoldoutUnavailable as exc:
+        raise UsageError(str(exc)) from None
+    # a holdout job takes its base tier's method budgets and parameters
+    param_tier = getattr(task, "holdout_base", "standard") if held_out else opts.tier
     if opts.instances:
-        known = task.all_instances()
+        known = {s.id: s for s in specs} if held_out else task.all_instances()
         for iid in opts.instances:
             if iid not in known:
                 raise UsageError(unknown_message(f"instance of task {task.meta.name}", iid, known))
@@ -109,12 +115,12 @@ def plan(task: Task, methods: list[dict[str, Any]], opts: RunOptions) -> list[Jo
     digests = {s.id: task.instance_digest(s.id) for s in specs}
     for spec in specs:
         for m in methods:
-            tier_defaults = (m.get("tier_params") or {}).get(opts.tier, {})
+            tier_defaults = (m.get("tier_params") or {}).get(param_tier, {})
             for params in expand_grid({**m["params"], **tier_defaults}, m["grid"] if opts.grid else None):
                 p = {**params, **{k: v for k, v in opts.params.items() if k in m["params"]}}
                 budget = opts.budget
                 if budget is None:
-                    budget = m["budgets"].get(opts.tier) or task.budget(opts.tier, spec)
+                    budget = m["budgets"].get(param_tier) or task.budget(opts.tier, spec)
                 for rep in range(opts.seeds):
                     jobs.append(
                         Job(

@@ -42,7 +42,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench import confine, wire
+from bench import confine, holdout, wire
 
 __all__ = ["Zygote", "ChildExit", "send_msg", "recv_msg", "ChannelClosed", "kill_group", "checkpoint", "truncated"]
 
@@ -229,7 +229,7 @@ class Zygote:
 
     def start(self, timeout: float = 300.0) -> Zygote:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        env = dict(os.environ)
+        env = holdout.scrub(dict(os.environ))  # method code never sees the holdout secret
         for k in THREAD_ENV:
             env[k] = str(self.threads)
         env["BENCH_THREADS"] = str(self.threads)

@@ -408,6 +408,24 @@ class Task:
         """Load one instance by id, public and private parts."""
         raise NotImplementedError
 
+    def holdout_instances(self) -> list[InstanceSpec]:
+        """The ``holdout`` tier: instances made with the maintainers' secret (:mod:`bench.holdout`).
+
+        Generated tasks get it from :class:`~bench.instances.CatalogTask`; a
+        task whose instances are fixed files or public data sets has none.
+
+        Raises
+        ------
+        bench.holdout.HoldoutUnavailable
+            Always, here.
+        """
+        from bench.holdout import HoldoutUnavailable
+
+        raise HoldoutUnavailable(
+            f"task {self.meta.name} has no holdout tier: its instances are fixed public data, "
+            "not generated from a seed (see the README's Security section)"
+        )
+
     def instance_digest(self, instance_id: str) -> str:
         """The digest ``load(instance_id).digest`` will have; part of every job key.
 
