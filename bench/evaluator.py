@@ -17,6 +17,7 @@ import atexit
 import contextlib
 import io
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -47,6 +48,8 @@ __all__ = ["Evaluator", "run_job", "STATUSES"]
 _TAIL = 4000
 #: Largest message a method may send (a solution, a checkpoint).
 MAX_MESSAGE_BYTES = 1 << 30
+#: Largest invalid solution kept in the store (its file); bigger ones keep only their sha256.
+MAX_KEPT_INVALID_BYTES = 8 << 20
 
 
 class _Outcome(Exception):
@@ -55,6 +58,20 @@ class _Outcome(Exception):
     def __init__(self, status: str, reason: str, error_type: str = "", tb: str = "") -> None:
         super().__init__(reason)
         self.status, self.reason, self.error_type, self.tb = status, reason, error_type, tb
+
+
+#: Record fields whose text the method controls (its messages, output, exception type and skip reason).
+_METHOD_TEXT = ("reason", "error_type", "traceback", "stdout_tail", "stderr_tail")
+_TEXT_LIMIT = {"error_type": 200, "reason": _TAIL + 400}
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean_text(text: str, limit: int = _TAIL) -> str:
+    """``text`` safe to print and to store: control characters (ANSI escapes, carriage
+    returns, bidirectional overrides) written as ``\\xNN``/``\\uNNNN``, and at most
+    ``limit`` characters (the tail kept, marked with ``…``)."""
+    out = _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+    return out if len(out) <= limit else "…" + out[-(limit - 1):]
 
 
 def _tail(path: str, n: int = _TAIL) -> str:
@@ -240,7 +257,8 @@ class Evaluator:
                         "params": job.params,
                     }
                 )
-                baseline_kb = int(reply.get("baseline_kb") or 0)
+                # the child reports what it inherited; it cannot have inherited more than the zygote held
+                baseline_kb = min(max(int(reply.get("baseline_kb") or 0), 0), int(zyg.last_rss_kb * 1.1) + 1024)
                 self._check_reply(reply, expect="ready")
                 while (state := session.state()) is not None:
                     reply = ask({"op": "select", "state": state})
@@ -300,8 +318,10 @@ class Evaluator:
                 try:
                     buf = io.BytesIO()
                     wire.save_npz(buf, solution)
-                    res["solution_npz"] = buf.getvalue()
                     res["solution_sha256"] = wire.digest(solution)
+                    # an invalid solution is kept to diagnose it, unless it is big (a disk-filling answer)
+                    if res["status"] == "ok" or buf.tell() <= MAX_KEPT_INVALID_BYTES:
+                        res["solution_npz"] = buf.getvalue()
                 except wire.WireError:
                     pass
         if res["status"] == "ok" and truncations:
@@ -365,6 +385,9 @@ class Evaluator:
 
     @staticmethod
     def _finish(res: dict[str, Any], t_job: float) -> dict[str, Any]:
+        for name in _METHOD_TEXT:  # strings the method controls: no terminal escapes, bounded
+            if isinstance(res.get(name), str):
+                res[name] = clean_text(res[name], _TEXT_LIMIT.get(name, _TAIL))
         res["job_s"] = time.monotonic() - t_job
         res["finished_at"] = time.time()
         res["environment"]["load_1m_end"] = environment.load_average()

@@ -225,6 +225,8 @@ class Zygote:
     discovery_errors: list[str] = field(default_factory=list)
     #: the layers of :mod:`bench.confine` each job child gets on this machine (probed at start)
     confinement: list[str] = field(default_factory=list)
+    #: the zygote's resident memory when it forked the last job (an upper bound on what the job inherited)
+    last_rss_kb: int = 0
     _pending_exit: dict[int, ChildExit] = field(default_factory=dict)
 
     def start(self, timeout: float = 300.0) -> Zygote:
@@ -306,6 +308,7 @@ class Zygote:
         while True:
             msg = recv_msg(self.ctrl, time.monotonic() + SETUP_TIMEOUT_S)
             if msg["op"] == "forked":
+                self.last_rss_kb = int(msg.get("rss_kb", 0))
                 return int(msg["pid"]), mine, float(msg.get("setup_s", 0.0))
             if msg["op"] == "setup_failed":
                 mine.close()
@@ -459,7 +462,7 @@ def _zygote_main(ctrl_fd: int) -> None:
                     pidfd = os.pidfd_open(pid)
                     _running[pidfd] = pid
                     poller.register(pidfd, select.POLLIN)
-                    send_msg(ctrl, {"op": "forked", "pid": pid, "setup_s": setup_s})
+                    send_msg(ctrl, {"op": "forked", "pid": pid, "setup_s": setup_s, "rss_kb": _read_status_kb("self", "VmRSS")})
                 elif msg["op"] == "release":
                     # The job is over: whatever it left (re-parented to us) goes.
                     sweep_orphans(keep=set(_running.values()))
