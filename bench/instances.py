@@ -380,7 +380,9 @@ class CatalogTask(Task):
             held = self._holdout()
         except holdout.HoldoutUnavailable as why:
             raise UnknownNameError(f"{instance_id!r} looks like a holdout instance id, and {why}") from None
-        return held.get(instance_id)
+        if instance_id not in held:
+            raise UnknownNameError(f"unknown {self.meta.name} holdout instance {instance_id!r} (not made by this secret)")
+        return held[instance_id]
 
     def holdout_instances(self) -> list[InstanceSpec]:
         """The ``holdout`` tier: the base tier's instances with seeds derived from the maintainers' secret.
