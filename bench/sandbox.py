@@ -20,8 +20,10 @@ child it has that is not a running job, until none is left. A killed runner
 thus leaves no orphans: its workers die with it (``PR_SET_PDEATHSIG``), their
 zygotes see EOF and sweep, and job children die with their zygote.
 
-This is process isolation for honest measurement, **not** a security sandbox:
-code that wants to escape a same-user process can.
+Before any method code runs, the child confines itself (:mod:`bench.confine`:
+no network, writes only beneath its working directory, no ptrace or signals
+outside the job, no capabilities). What that leaves open on a plain machine,
+and what needs a container, is in the README's "Security" section.
 """
 
 from __future__ import annotations
