@@ -11,7 +11,8 @@ undone by the method, nor by anything it starts (children inherit them)::
                    loopback, so no TCP/UDP to anywhere, not even 127.0.0.1,
                    and no abstract Unix socket of the host (they are per
                    namespace). Unprivileged users get it inside a new user
-                   namespace that maps their own uid and gid onto themselves.
+                   namespace that maps their own uid and gid onto themselves,
+                   where RLIMIT_NPROC then bounds the job's own processes (256).
     landlock       (kernel >= 5.13) writes only beneath the job's own working
                    directory (and to /dev/null): the store, results/, the
                    repository, the cache and every other file are read-only.
@@ -30,7 +31,7 @@ every file its user can read (the repository, the published results, the
 Python installation: all public by design), see other processes in ``/proc``
 and their command lines, and use CPU, memory and processes within the
 rlimits :mod:`bench.sandbox` sets. Root is not bound by ``RLIMIT_NPROC``, so a
-fork storm run as root is stopped only by the end-of-job sweep. See the
+fork storm run as root is bounded only by the memory cap and the end-of-job sweep. See the
 README's "Security" section for the whole table.
 
 A layer the kernel lacks is skipped and named in :func:`describe`; nothing here
@@ -43,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import resource
 import struct
 from typing import Any
 
@@ -154,8 +156,14 @@ def _landlock(writable_dir: str) -> str:
     return "+".join(parts)
 
 
-def _netns() -> str:
-    """Move this (single-threaded) process into a new, empty network namespace."""
+def _netns(max_procs: int) -> str:
+    """Move this (single-threaded) process into a new, empty network namespace.
+
+    An unprivileged process gets it inside a new user namespace; there, since
+    Linux 5.14, ``RLIMIT_NPROC`` counts the processes of that namespace only,
+    so ``max_procs`` bounds the job's own processes (a fork storm), whatever
+    else its user runs.
+    """
     if _libc.unshare(_CLONE_NEWNET) == 0:
         return "netns"
     if os.geteuid() == 0:
@@ -171,7 +179,13 @@ def _netns() -> str:
             fh.write(f"{uid} {uid} 1")
         with open("/proc/self/gid_map", "w") as fh:
             fh.write(f"{gid} {gid} 1")
-    return "userns+netns"
+    soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+    limit = max_procs if hard == resource.RLIM_INFINITY else min(max_procs, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
+    except (ValueError, OSError):
+        return "userns+netns"
+    return f"userns+netns+nproc{limit}"
 
 
 def _drop_capabilities() -> str:
@@ -192,7 +206,11 @@ def _drop_capabilities() -> str:
     return "nocaps"
 
 
-def confine(workdir: str) -> list[str]:
+#: The most processes a job may have at once where the kernel can count them per job (see _netns).
+MAX_PROCS = 256
+
+
+def confine(workdir: str, max_procs: int = MAX_PROCS) -> list[str]:
     """Apply every available layer to this process (a freshly forked job child).
 
     Must be called while the process has a single thread, after its own
@@ -204,7 +222,7 @@ def confine(workdir: str) -> list[str]:
     applied = []
     if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0:
         applied.append("no_new_privs")
-    for layer in (_netns, lambda: _landlock(workdir), _drop_capabilities):
+    for layer in (lambda: _netns(max_procs), lambda: _landlock(workdir), _drop_capabilities):
         name = layer()
         if name:
             applied.append(name)

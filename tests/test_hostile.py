@@ -202,6 +202,13 @@ def test_a_fork_storm_and_an_escaping_child_do_not_outlive_the_job(store):
     assert job_processes_alive() == []
 
 
+@pytest.mark.skipif("nproc" not in LAYERS, reason=f"no per-job process limit here ({LAYERS}): RLIMIT_NPROC does not bind root; see README, Security")
+def test_a_fork_storm_is_capped_where_the_kernel_counts_the_jobs_processes(store):
+    rec = _run(store, "knapsack", ["hostile-forkstorm"], KNAPSACK, params={"n": 400})["hostile-forkstorm"]
+    assert rec.status == "ok" and rec.metrics["value"] == 0.0
+    assert _report(rec)["started"] < 256
+
+
 def test_ignoring_sigterm_spinning_and_allocating_past_the_cap_are_stopped(store):
     recs = _run(store, "knapsack", ["chaos-ignore-term", "chaos-alloc"], KNAPSACK, budget=1.0, memory_mb=300.0)
     assert recs["chaos-ignore-term"].status == "timeout" and 1.0 < recs["chaos-ignore-term"].wall_s < 4.0
