@@ -62,6 +62,36 @@ def _report(rec) -> dict:
     return json.loads(line[len("HOSTILE "):])
 
 
+@pytest.fixture(scope="module")
+def battery(tmp_path_factory):
+    """One sweep of every knapsack attack (so the battery pays for one worker start), with its targets.
+
+    Yields ``(records by method, store, write targets, (tcp, udp, unix) listeners)``.
+    """
+    root = tmp_path_factory.mktemp("battery")
+    store = root / "runs"
+    (store / "knapsack").mkdir(parents=True)
+    outside = root / "outside"
+    outside.mkdir()
+    targets = [store, store / "knapsack", ROOT / "results", ROOT, outside]
+    tcp = socket.create_server(("127.0.0.1", 0))
+    port = tcp.getsockname()[1]
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", port))
+    name = "bench-hostile-" + uuid.uuid4().hex
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    unix.bind("\0" + name)
+    unix.listen()
+    methods = ["hostile-introspect", "hostile-write", "hostile-socket", "hostile-forkstorm", "hostile-monkeypatch",
+               "hostile-forge", "hostile-forge-baseline", "hostile-huge", "hostile-control-chars"]
+    params = {"targets": ":".join(map(str, targets)), "port": port, "abstract": name}
+    try:
+        yield _run(store, "knapsack", methods, KNAPSACK, params=params), store, targets, (tcp, udp, unix)
+    finally:
+        for s in (tcp, udp, unix):
+            s.close()
+
+
 # ----------------------------------------------------------------------------- 1. replay
 
 
@@ -125,8 +155,8 @@ def test_the_secret_never_reaches_a_job(tmp_path):
 
 
 @needs_landlock
-def test_introspection_finds_nothing_private(store):
-    rec = _run(store, "knapsack", ["hostile-introspect"], KNAPSACK)["hostile-introspect"]
+def test_introspection_finds_nothing_private(battery):
+    rec = battery[0]["hostile-introspect"]
     assert rec.status == "ok" and rec.metrics["value"] == 0.0
     found = _report(rec)
     assert found["private_objects"] == 0 and found["frame_private"] == 0
@@ -142,58 +172,44 @@ def test_introspection_finds_nothing_private(store):
 
 
 @needs_landlock
-def test_writes_outside_the_job_are_refused(store, tmp_path):
-    store.mkdir(parents=True)
-    (store / "knapsack").mkdir()
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    targets = [store, store / "knapsack", ROOT / "results", ROOT, outside]
-    rec = _run(store, "knapsack", ["hostile-write"], KNAPSACK, params={"targets": ":".join(map(str, targets))})["hostile-write"]
+def test_writes_outside_the_job_are_refused(battery):
+    recs, store, targets, _ = battery
+    rec = recs["hostile-write"]
     assert rec.status == "ok" and rec.metrics["value"] == 0.0
     for d, outcome in _report(rec)["writes"].items():
         assert outcome.startswith("blocked"), (d, outcome)
     for d in targets:
         assert not (d / "FORGED-by-hostile-write.json").exists(), d
-    assert len(list(Store(store).iter_records("knapsack"))) == 1
+    assert {r.method for r in Store(store).iter_records("knapsack")} == set(recs)
+    assert len(list(Store(store).iter_records("knapsack"))) == len(recs)
 
 
 # ----------------------------------------------------------------------------- 4. network
 
 
 @needs_netns
-def test_no_socket_reaches_outside_the_job(store):
-    tcp = socket.create_server(("127.0.0.1", 0))
-    port = tcp.getsockname()[1]
-    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    udp.bind(("127.0.0.1", port))
-    name = "bench-hostile-" + uuid.uuid4().hex
-    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    unix.bind("\0" + name)
-    unix.listen()
-    try:
-        rec = _run(store, "knapsack", ["hostile-socket"], KNAPSACK, params={"port": port, "abstract": name})["hostile-socket"]
-        assert rec.status == "ok" and rec.metrics["value"] == 0.0
-        found = _report(rec)
-        for what in ("tcp_local", "udp_local", "tcp_out", "unix_abstract"):
-            assert found[what].startswith("blocked"), (what, found[what])
-        for s in (tcp, udp, unix):
-            s.setblocking(False)
-        with pytest.raises(BlockingIOError):
-            tcp.accept()
-        with pytest.raises(BlockingIOError):
-            udp.recv(64)
-        with pytest.raises(BlockingIOError):
-            unix.accept()
-    finally:
-        for s in (tcp, udp, unix):
-            s.close()
+def test_no_socket_reaches_outside_the_job(battery):
+    rec = battery[0]["hostile-socket"]
+    tcp, udp, unix = battery[3]
+    assert rec.status == "ok" and rec.metrics["value"] == 0.0
+    found = _report(rec)
+    for what in ("tcp_local", "udp_local", "tcp_out", "unix_abstract"):
+        assert found[what].startswith("blocked"), (what, found[what])
+    for s in (tcp, udp, unix):
+        s.setblocking(False)
+    with pytest.raises(BlockingIOError):
+        tcp.accept()
+    with pytest.raises(BlockingIOError):
+        udp.recv(64)
+    with pytest.raises(BlockingIOError):
+        unix.accept()
 
 
 # ----------------------------------------------------------------------------- 5-6. processes and resources
 
 
-def test_a_fork_storm_and_an_escaping_child_do_not_outlive_the_job(store):
-    rec = _run(store, "knapsack", ["hostile-forkstorm"], KNAPSACK)["hostile-forkstorm"]
+def test_a_fork_storm_and_an_escaping_child_do_not_outlive_the_job(battery):
+    rec = battery[0]["hostile-forkstorm"]
     assert rec.status == "ok" and rec.metrics["value"] == 0.0
     assert _report(rec)["started"] == 40
     deadline = time.monotonic() + 10
@@ -218,8 +234,8 @@ def test_ignoring_sigterm_spinning_and_allocating_past_the_cap_are_stopped(store
 # ----------------------------------------------------------------------------- 7. lies
 
 
-def test_monkeypatching_and_forged_messages_change_nothing_on_the_trusted_side(store):
-    recs = _run(store, "knapsack", ["hostile-monkeypatch", "hostile-forge", "hostile-forge-baseline"], KNAPSACK)
+def test_monkeypatching_and_forged_messages_change_nothing_on_the_trusted_side(battery):
+    recs = battery[0]
     patched = recs["hostile-monkeypatch"]
     assert patched.status == "invalid" and "capacity" in patched.reason, patched.reason
     for name in ("hostile-forge", "hostile-forge-baseline"):
@@ -230,10 +246,13 @@ def test_monkeypatching_and_forged_messages_change_nothing_on_the_trusted_side(s
 # ----------------------------------------------------------------------------- 8. output
 
 
-def test_extra_fields_huge_output_and_control_characters(store):
+def test_extra_fields_are_refused(store):
     extra = _run(store, "iv-bounds", ["hostile-extra-fields"], ["mono-z20-n600-s0"])["hostile-extra-fields"]
     assert extra.status == "invalid" and "'lower' and 'upper'" in extra.reason
-    recs = _run(store, "knapsack", ["hostile-huge", "hostile-control-chars"], KNAPSACK)
+
+
+def test_huge_output_and_control_characters(battery):
+    recs = battery[0]
     huge = recs["hostile-huge"]
     assert huge.status == "invalid" and "got 6553600" in huge.reason, huge.reason
     assert huge.solution_file is None  # a huge invalid solution is not kept in the store
