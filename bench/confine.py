@@ -14,7 +14,7 @@ undone by the method, nor by anything it starts (children inherit them)::
                    namespace that maps their own uid and gid onto themselves,
                    where RLIMIT_NPROC then bounds the job's own processes (256).
     landlock       (kernel >= 5.13) writes only beneath the job's own working
-                   directory (and to /dev/null): the store, results/, the
+                   directory (and /dev/null, /dev/shm, GPU device nodes): the store, results/, the
                    repository, the cache and every other file are read-only.
                    A Landlock domain also may not ptrace, so /proc/<pid>/mem,
                    environ, cwd and fd of the runner, the worker and the zygote
@@ -99,6 +99,10 @@ def landlock_abi() -> int:
     return int(r) if r > 0 else 0
 
 
+#: Device nodes a job may open for writing (GPU drivers), besides /dev/null and /dev/shm.
+_DEVICES = ("nvidia", "kfd", "dri")
+
+
 def _write_rights(abi: int) -> int:
     rights = (
         _FS_WRITE_FILE | _FS_REMOVE_DIR | _FS_REMOVE_FILE | _FS_MAKE_CHAR | _FS_MAKE_DIR | _FS_MAKE_REG
@@ -131,7 +135,11 @@ def _landlock(writable_dir: str) -> str:
         return ""
     try:
         file_rights = _FS_WRITE_FILE | (_FS_TRUNCATE if abi >= 3 else 0)
-        for path, rights in ((writable_dir, fs), (os.devnull, file_rights)):
+        rules = [(writable_dir, fs), (os.devnull, file_rights), ("/dev/shm", fs)]
+        # accelerators are opened read-write (CUDA, ROCm, DRM); nothing else under /dev is
+        with contextlib.suppress(OSError):
+            rules += [(os.path.join("/dev", n), file_rights) for n in os.listdir("/dev") if n.startswith(_DEVICES)]
+        for path, rights in rules:
             try:
                 fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
             except OSError:
