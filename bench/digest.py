@@ -158,8 +158,8 @@ def task_tables(
     )  # fmt: skip
 
 
-#: The tiers a task page offers, in this order.
-TIERS = ("smoke", "standard", "full")
+#: The tiers a task page offers, in this order (holdout: the standard tier's shapes with secret seeds, bench.holdout).
+TIERS = ("smoke", "standard", "holdout", "full")
 
 
 def param_text(v: Any) -> str:
