@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import re
 from typing import Any
 
 import numpy as np
@@ -46,20 +45,12 @@ from leaderboard.digest import (
     tag_options,
     task_tables,
 )
+from leaderboard.index import PAGES, esc
 
 __all__ = ["esc", "Ctx", "site", "shared_site", "overview", "task_page", "claims_page", "method_page", "provenance_page", "submit_page", "PAGES"]
 
-PAGES = ("Overview", "Task", "Claims", "Method", "Provenance", "Submit")
 #: The task page's plots, one shown at a time (``?plot=`` in the URL picks one).
 PLOTS = ("quality vs time", "Pareto: time vs quality", "performance profiles")
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:])")
-
-
-def esc(text: Any) -> str:
-    """Text safe to put inside markdown: every markup character is backslash-escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text))
-
-
 def _link(view: str, **params: str) -> str:
     from urllib.parse import urlencode
 

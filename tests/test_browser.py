@@ -8,8 +8,11 @@ failed instead when ``CI=true``.
 from __future__ import annotations
 
 import os
+import re
+import subprocess
 
 import pytest
+from conftest import ROOT
 from leaderboard_fixtures import lb_source, rehash, results_copy  # noqa: F401
 
 from leaderboard.serve import CHROMIUM_ARGS, chromium_path, serve
@@ -119,3 +122,58 @@ def test_overview_and_task_page_in_chromium(chromium, results_copy, tmp_path):  
     assert not dialogs
     assert (tmp_path / "overview.png").stat().st_size > 10_000
     assert (tmp_path / "task.png").stat().st_size > 10_000
+
+
+def _published(results) -> list[str]:
+    """Every task with a bundle (a ``<task>/<bundle>/manifest.json``) under ``results``, read here independently of the app."""
+    return sorted({p.parent.parent.name for p in results.glob("*/*/manifest.json") if not p.parent.parent.name.startswith("_")})
+
+
+def _named(text: str, task: str) -> bool:
+    """``task`` occurs in ``text`` as a whole name (``pde`` inside another task's name does not count)."""
+    return re.search(rf"(?<![\w-]){re.escape(task)}(?![\w-])", text) is not None
+
+
+def test_a_cold_overview_names_every_published_task_within_15_s_of_virtual_time(chromium, tmp_path):
+    """The first request after ``streamlit run``, on the repository's results, dumped by headless Chromium.
+
+    ``--virtual-time-budget`` lets virtual time run on while the page only
+    waits for Streamlit's websocket, so the dump keeps what the server sent
+    in its first few hundred milliseconds: before the fix, nothing of a cold
+    server's Overview (its first script run imports for about 3 s first).
+    Now the HTML names every task (a <noscript> list) and the Overview's first
+    line does, before the heavy imports. A fresh ``HOME`` empties Streamlit's
+    disk cache: a fresh clone.
+    """
+    from playwright.sync_api import sync_playwright
+
+    results = ROOT / "results"
+    tasks = _published(results)
+    assert "maxcut" in tasks and len(tasks) >= 2
+    env = {"HOME": str(tmp_path / "home")}
+    with serve("--results", str(results), env=env) as url:  # cold: nothing cached, no session yet
+        dom = subprocess.run(
+            [chromium, "--headless", *CHROMIUM_ARGS, "--disable-gpu", "--dump-dom", "--virtual-time-budget=15000", f"{url}/"],
+            capture_output=True, text=True, timeout=120, check=True,
+        ).stdout  # fmt: skip
+    assert 'id="root"' in dom  # Streamlit's page, run in the browser
+    missing = [t for t in tasks if not _named(dom, t)]
+    assert not missing, f"the cold Overview's DOM does not name {missing}"
+    index = dom[dom.index("bench-task-index") :]
+    assert all(_named(index, t) for t in tasks) and "view=Task&amp;task=maxcut" in index
+
+    # the drawn app, not only the HTML: a second cold server, the Overview's index line within 15 s
+    (tmp_path / "home").mkdir(exist_ok=True)
+    with serve("--results", str(results), env={"HOME": str(tmp_path / "home2")}) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1100})
+            page.goto(f"{url}/")
+            line = page.get_by_text(f"Published tasks ({len(tasks)}):")
+            line.wait_for(timeout=15_000)
+            drawn = page.locator('[data-testid="stMarkdownContainer"]').filter(has=line).inner_text()
+            assert [t for t in tasks if not _named(drawn, t)] == []
+            link = page.get_by_role("link", name="maxcut", exact=True).first
+            assert link.get_attribute("href") == "./?view=Task&task=maxcut"
+        finally:
+            browser.close()
