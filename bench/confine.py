@@ -46,6 +46,8 @@ import ctypes
 import os
 import resource
 import struct
+import sys
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["confine", "describe", "landlock_abi", "enabled"]
@@ -61,7 +63,10 @@ _LANDLOCK_CREATE_RULESET_VERSION = 1
 _LANDLOCK_RULE_PATH_BENEATH = 1
 
 # filesystem rights (linux/landlock.h)
+_FS_EXECUTE = 1 << 0
 _FS_WRITE_FILE = 1 << 1
+_FS_READ_FILE = 1 << 2
+_FS_READ_DIR = 1 << 3
 _FS_REMOVE_DIR = 1 << 4
 _FS_REMOVE_FILE = 1 << 5
 _FS_MAKE_CHAR = 1 << 6
@@ -115,12 +120,50 @@ def _write_rights(abi: int) -> int:
     return rights
 
 
-def _landlock(writable_dir: str) -> str:
-    """Restrict this process to writing beneath ``writable_dir``; returns what was applied."""
+def read_roots(extra: Sequence[str] = ()) -> list[str]:
+    """Where a job may read files: the system, the Python installation, the code; not the runs.
+
+    The allow-list is the system directories (:data:`SYSTEM_READ`), every
+    ``sys.prefix`` and ``sys.path`` directory (the standard library and
+    site-packages; never the repository root itself nor an ancestor of it),
+    the repository's top-level entries except :data:`REPO_HIDDEN` (the run
+    store ``.bench``, the published ``results``, ``.git``), ``extra`` (plugin
+    files and task paths) and ``$BENCH_CONFINE_READ`` (``os.pathsep``-separated,
+    the maintainers' additions). Everything else (the store wherever it is,
+    ``results/``, other temp dirs, the user's home with its keys) cannot be
+    opened for reading, so a method can neither copy another method's stored
+    solution nor print a secret file into its record.
+    """
+    from bench.environment import repo_root
+
+    repo = str(repo_root())
+    roots = [p for p in SYSTEM_READ if os.path.isdir(p)]
+    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *sys.path):
+        if p and os.path.isdir(p):
+            real = os.path.realpath(p)
+            if not (repo == real or repo.startswith(real.rstrip("/") + "/")):
+                roots.append(real)
+    with contextlib.suppress(OSError):
+        roots += [os.path.join(repo, n) for n in sorted(os.listdir(repo)) if n not in REPO_HIDDEN]
+    roots += [p for p in extra if p]
+    roots += [p for p in os.environ.get("BENCH_CONFINE_READ", "").split(os.pathsep) if p]
+    return list(dict.fromkeys(roots))
+
+
+#: System directories a job may read (libraries, configuration, /proc and /sys, devices).
+SYSTEM_READ = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys", "/dev", "/var/lib", "/var/cache")
+#: Top-level entries of the repository a job may not read.
+REPO_HIDDEN = frozenset({".bench", "results", ".git"})
+
+
+def _landlock(writable_dir: str, readable: Sequence[str] | None) -> str:
+    """Restrict this process to writing beneath ``writable_dir`` (and reading beneath ``readable``)."""
     abi = landlock_abi()
     if abi <= 0:
         return ""
-    fs = _write_rights(abi)
+    write = _write_rights(abi)
+    read = _FS_READ_FILE | _FS_READ_DIR | _FS_EXECUTE
+    fs = write | (read if readable is not None else 0)
     net = (_NET_BIND_TCP | _NET_CONNECT_TCP) if abi >= 4 else 0
     scoped = (_SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL) if abi >= 6 else 0
     if abi >= 6:
@@ -134,11 +177,15 @@ def _landlock(writable_dir: str) -> str:
     if ruleset < 0:
         return ""
     try:
-        file_rights = _FS_WRITE_FILE | (_FS_TRUNCATE if abi >= 3 else 0)
+        file_rights = _FS_WRITE_FILE | (_FS_TRUNCATE if abi >= 3 else 0) | (_FS_READ_FILE if readable is not None else 0)
         rules = [(writable_dir, fs), (os.devnull, file_rights), ("/dev/shm", fs)]
         # accelerators are opened read-write (CUDA, ROCm, DRM); nothing else under /dev is
         with contextlib.suppress(OSError):
             rules += [(os.path.join("/dev", n), file_rights) for n in os.listdir("/dev") if n.startswith(_DEVICES)]
+        if readable is not None:
+            # listing any directory shows names only; opening a file needs an allowed root
+            rules.append(("/", _FS_READ_DIR))
+            rules += [(p, read if os.path.isdir(p) else _FS_READ_FILE | _FS_EXECUTE) for p in readable]
         for path, rights in rules:
             try:
                 fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
@@ -157,6 +204,8 @@ def _landlock(writable_dir: str) -> str:
     finally:
         os.close(ruleset)
     parts = [f"landlock-abi{abi}:fs"]
+    if readable is not None:
+        parts.append("read")
     if net:
         parts.append("tcp")
     if scoped:
@@ -218,19 +267,21 @@ def _drop_capabilities() -> str:
 MAX_PROCS = 256
 
 
-def confine(workdir: str, max_procs: int = MAX_PROCS) -> list[str]:
+def confine(workdir: str, max_procs: int = MAX_PROCS, readable: Sequence[str] | None = None) -> list[str]:
     """Apply every available layer to this process (a freshly forked job child).
 
     Must be called while the process has a single thread, after its own
     setup writes (``/proc/self/clear_refs``, its output files) and before any
-    method code runs. Returns the names of the layers applied.
+    method code runs. ``readable`` (see :func:`read_roots`) limits where it
+    may open files for reading; ``None`` leaves reads open. Returns the names
+    of the layers applied.
     """
     if not enabled():
         return []
     applied = []
     if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0:
         applied.append("no_new_privs")
-    for layer in (lambda: _netns(max_procs), lambda: _landlock(workdir), _drop_capabilities):
+    for layer in (lambda: _netns(max_procs), lambda: _landlock(workdir, readable), _drop_capabilities):
         name = layer()
         if name:
             applied.append(name)

@@ -370,6 +370,8 @@ def _exit_from(msg: dict[str, Any]) -> ChildExit:
 
 # ----------------------------------------------------------------------------- zygote side
 
+#: Where this zygote's job children may read files (bench.confine.read_roots, set at start).
+_READABLE: list[str] | None = None
 #: Job children of this zygote whose exit has not been reported yet: pidfd -> pid.
 _running: dict[int, int] = {}
 _PR_SET_CHILD_SUBREAPER = 36
@@ -436,6 +438,9 @@ def _zygote_main(ctrl_fd: int) -> None:
         catalog, errors = [], [f"{type(exc).__name__}: {exc}"]
     errors += [str(e) for e in DISCOVERY_ERRORS]
     _limit_threads(threads)  # again: method modules may have imported torch during discovery
+    global _READABLE
+    task_paths = [p for p in os.environ.get("BENCH_TASK_PATHS", "").split(os.pathsep) if p]
+    _READABLE = confine.read_roots([os.path.realpath(p) for p in (*extra, *task_paths)])
     send_msg(
         ctrl,
         {"op": "hello", "catalog": catalog, "errors": errors, "pid": os.getpid(), "confinement": _probe_confinement()},
@@ -567,8 +572,8 @@ def _prepare_child(msg: dict[str, Any], vmsize_kb: int) -> None:
         with open("/proc/self/clear_refs", "w") as fh:
             fh.write("5")
     BASELINE_RSS_KB = _read_status_kb("self", "VmRSS")
-    # Last, before any method code: the layers of bench.confine (network, writes, ptrace, signals).
-    confine.confine(workdir)
+    # Last, before any method code: the layers of bench.confine (network, reads, writes, ptrace, signals).
+    confine.confine(workdir, readable=_READABLE)
 
 
 def _probe_confinement() -> list[str]:
@@ -579,7 +584,7 @@ def _probe_confinement() -> list[str]:
     if pid == 0:
         os.close(r)
         try:
-            os.write(w, ",".join(confine.confine(workdir)).encode())
+            os.write(w, ",".join(confine.confine(workdir, readable=_READABLE)).encode())
         finally:
             os._exit(0)
     os.close(w)

@@ -66,7 +66,7 @@ def _report(rec) -> dict:
 def battery(tmp_path_factory):
     """One sweep of every knapsack attack (so the battery pays for one worker start), with its targets.
 
-    Yields ``(records by method, store, write targets, (tcp, udp, unix) listeners)``.
+    Yields ``(records by method, store, write targets, (tcp, udp, unix) listeners, files to read)``.
     """
     root = tmp_path_factory.mktemp("battery")
     store = root / "runs"
@@ -74,6 +74,12 @@ def battery(tmp_path_factory):
     outside = root / "outside"
     outside.mkdir()
     targets = [store, store / "knapsack", ROOT / "results", ROOT, outside]
+    planted = store / "planted-solution.json"  # where another job's record would be
+    planted.write_text('{"solution": "the best one"}')
+    secret = outside / "id_rsa"
+    secret.write_text("PRIVATE KEY")
+    published = next(p for p in sorted((ROOT / "results").rglob("*.json")))
+    files = {"store": planted, "results": published, "secret": secret, "code": ROOT / "bench" / "task.py"}
     tcp = socket.create_server(("127.0.0.1", 0))
     port = tcp.getsockname()[1]
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -82,11 +88,12 @@ def battery(tmp_path_factory):
     unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     unix.bind("\0" + name)
     unix.listen()
-    methods = ["hostile-introspect", "hostile-write", "hostile-socket", "hostile-forkstorm", "hostile-monkeypatch",
+    methods = ["hostile-introspect", "hostile-write", "hostile-read", "hostile-socket", "hostile-forkstorm", "hostile-monkeypatch",
                "hostile-forge", "hostile-forge-baseline", "hostile-huge", "hostile-control-chars"]
-    params = {"targets": ":".join(map(str, targets)), "port": port, "abstract": name}
+    params = {"targets": ":".join(map(str, targets)), "port": port, "abstract": name, "files": ":".join(map(str, files.values()))}
     try:
-        yield _run(store, "knapsack", methods, KNAPSACK, params=params), store, targets, (tcp, udp, unix)
+        recs = _run(store, "knapsack", methods, KNAPSACK, params=params)
+        yield recs, store, targets, (tcp, udp, unix), files
     finally:
         for s in (tcp, udp, unix):
             s.close()
@@ -173,7 +180,7 @@ def test_introspection_finds_nothing_private(battery):
 
 @needs_landlock
 def test_writes_outside_the_job_are_refused(battery):
-    recs, store, targets, _ = battery
+    recs, store, targets, *_ = battery
     rec = recs["hostile-write"]
     assert rec.status == "ok" and rec.metrics["value"] == 0.0
     for d, outcome in _report(rec)["writes"].items():
@@ -182,6 +189,17 @@ def test_writes_outside_the_job_are_refused(battery):
         assert not (d / "FORGED-by-hostile-write.json").exists(), d
     assert {r.method for r in Store(store).iter_records("knapsack")} == set(recs)
     assert len(list(Store(store).iter_records("knapsack"))) == len(recs)
+
+
+@needs_landlock
+def test_reads_of_runs_results_and_secrets_are_refused(battery):
+    rec, files = battery[0]["hostile-read"], battery[4]
+    assert rec.status == "ok" and rec.metrics["value"] == 0.0
+    reads = _report(rec)["reads"]
+    for what in ("store", "results", "secret"):
+        assert reads[str(files[what])].startswith("blocked"), (what, reads)
+    assert reads[str(files["code"])].startswith("open"), reads  # the code stays readable
+    assert "PRIVATE KEY" not in rec.stdout_tail
 
 
 # ----------------------------------------------------------------------------- 4. network

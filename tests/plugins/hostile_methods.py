@@ -122,6 +122,13 @@ def write(instance, *, seed, budget, targets):
     return _empty(instance)
 
 
+@method(name="hostile-read", kind="baseline", tasks=["knapsack"], params={"files": ""}, deterministic=True)
+def read(instance, *, seed, budget, files):
+    """Tries to read each of ``files`` (``:``-separated): stored runs, published results, a secret, its own code."""
+    _report(reads={f: _attempt(lambda p=f: len(open(p, "rb").read())) for f in filter(None, files.split(":"))})
+    return _empty(instance)
+
+
 # ----------------------------------------------------------------------------- 4. the network
 
 
