@@ -223,10 +223,28 @@ def test_plain_gossip_breaks_under_the_large_value_attack_and_cs_plus_stays_boun
     assert ours["oracle_calls"] == 100 and ours["rounds"] == 100
 
 
+class _ClipTooLittle(CSPlusRG):
+    """CS+ broken on purpose: it clips the largest differences of weight ``b``, not ``2 b``."""
+
+    rule = staticmethod(lambda diffs, w, b: cs_plus(diffs, w, np.asarray(b) / 2))
+
+
 def test_cs_plus_beats_nna_under_the_spectral_attack_on_the_smoke_instance():
+    """CS+ clips the weight ``2 b`` that the spectral attack needs to stay hidden; clipping less lets it through.
+
+    The instance's Byzantine placement and attack direction come from an
+    eigenvector, so the errors move with the platform's LAPACK (this machine:
+    CS+ 0.0057, NNA 0.019, plain gossip 0.035, CS+ clipping weight ``b`` 0.038;
+    the published standard run of the r200 twin: 0.0015 and 0.066). The bounds
+    are set with 2x headroom on the smaller of those gaps: a rule that clips
+    too little, or not at all, sits near plain gossip and fails the second line.
+    """
     inst = TASK.load(SPECTRAL)
-    ours, nna = run_inline(TASK, inst, CSPlusRG), run_inline(TASK, inst, NNA)
-    assert ours["max_err"] < nna["max_err"] / 5
+    ours, nna = run_inline(TASK, inst, CSPlusRG)["max_err"], run_inline(TASK, inst, NNA)["max_err"]
+    gossip = run_inline(TASK, inst, PlainGossip)["max_err"]
+    too_little = run_inline(TASK, inst, _ClipTooLittle)["max_err"]
+    assert ours < nna / 1.5, (ours, nna)
+    assert ours < min(gossip, too_little) / 3, (ours, gossip, too_little)
     assert run_inline(TASK, inst, TrimmedMean)["bounded"] == 1.0
 
 
