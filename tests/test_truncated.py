@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from bench import truncated
 from bench.registry import get_task
@@ -21,8 +23,16 @@ def _sweep(store: Path, methods: list[str]) -> dict[str, RunRecord]:
     return {r.method: r for r in Store(store).iter_records("knapsack")}
 
 
-def test_a_truncated_run_keeps_its_verified_solution_and_reasons(tmp_path):
-    recs = _sweep(tmp_path, ["clock-cut", "clock-cut-invalid"])
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory) -> Path:
+    """One store with a finished sweep of both clock methods, shared by the tests (a sweep starts a worker)."""
+    store = tmp_path_factory.mktemp("truncated") / "runs"
+    _sweep(store, ["clock-cut", "clock-cut-invalid"])
+    return store
+
+
+def test_a_truncated_run_keeps_its_verified_solution_and_reasons(swept):
+    recs = {r.method: r for r in Store(swept).iter_records("knapsack")}
     cut = recs["clock-cut"]
     assert cut.status == "truncated"
     assert cut.reason == "cut short by the clock: stopped by the clock after 3 of 10 passes; and skipped the polish"
@@ -31,21 +41,22 @@ def test_a_truncated_run_keeps_its_verified_solution_and_reasons(tmp_path):
     assert recs["clock-cut-invalid"].status == "invalid"
 
 
-def test_a_truncated_run_is_retried_on_resume_and_never_ranked(tmp_path):
-    first = _sweep(tmp_path, ["clock-cut"])["clock-cut"]
-    again = _sweep(tmp_path, ["clock-cut"])["clock-cut"]
+def test_a_truncated_run_is_retried_on_resume_and_never_ranked(swept, tmp_path):
+    store = tmp_path / "runs"
+    shutil.copytree(swept, store)  # resumed in a copy: the other tests read the first attempt
+    first = next(r for r in Store(swept).iter_records("knapsack") if r.method == "clock-cut")
+    again = _sweep(store, ["clock-cut"])["clock-cut"]
     assert "truncated" not in DONE_STATUSES and "truncated" in STATUSES and "truncated" in FAILED_STATUSES
     assert again.attempt == first.attempt + 1 and again.previous_statuses == ["truncated"]
-    frame = Store(tmp_path).frame("knapsack")
+    frame = Store(store).frame("knapsack")
     table = summary_table(frame, get_task("knapsack").meta.model_dump(mode="json"))
     row = table[table["method"] == "clock-cut"].iloc[0]
     assert row["truncated"] == 1 and row["ok"] == 0
     assert pd.isna(row["mean"]), "a truncated run's metric must not enter the mean"
 
 
-def test_old_records_still_load_and_truncated_is_a_no_op_outside_a_job(tmp_path):
+def test_old_records_still_load_and_truncated_is_a_no_op_outside_a_job(swept):
     truncated("outside a job this does nothing")
-    recs = _sweep(tmp_path, ["clock-cut"])
-    rec = recs["clock-cut"]
+    rec = next(r for r in Store(swept).iter_records("knapsack") if r.method == "clock-cut")
     old = RunRecord.model_validate({**rec.model_dump(), "status": "timeout"})  # a schema-1 record of before
     assert old.schema_version == rec.schema_version == 1
