@@ -233,9 +233,12 @@ def test_sks_burgers_gauss_newton(task):
 
     inst = task.load("burgers-nu0.02-N588")
     m = task.evaluate(inst, solve_sks(inst, seed=0, budget=10, max_steps=49, kernel="se"))
-    assert m["rmse"] < 1.3e-2  # official Adam, 100k steps: 1.105e-2
+    # measured 1.110e-2, the official Adam's 100k steps 1.105e-2; a kernel solve this ill-conditioned
+    # moves with the BLAS, so the bound is 2e-2 (untrained, 900 Adam steps: 0.2-0.3)
+    assert m["rmse"] < 2e-2
 
 
+@pytest.mark.long  # two DAKS solves at N=324 (about 5 s)
 def test_daks_is_seeded_and_accurate(task):
     from baselines.pde.daks import solve_daks
 
@@ -289,6 +292,7 @@ def test_claims_and_paper_results_load(task):
     assert rows and all(r.source for r in rows)
 
 
+@pytest.mark.long  # starts a worker before the instance is refused (about 5 s); the message: test_instance_ids, the planner's refusal: test_planning_refuses_bad_instances
 def test_cli_bad_pde_parameter_is_one_line_exit_2(cli, tmp_path):
     rc, out, err = cli("run", "--task", "pde", "--instances", "burgers-nu0-N100", "--method", "fd", "--store", tmp_path)
     assert rc == 2 and "nu must be a finite number > 0" in err and "Traceback" not in err

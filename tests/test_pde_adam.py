@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from bench.registry import get_task
 from methods.pde.adam import adam_official
@@ -44,6 +45,7 @@ def test_official_step_counts_per_configuration():
     assert official_steps(build_model(Elliptic(), 324)) == 100_000  # ours: the official elliptic runs use GN
 
 
+@pytest.mark.long  # probes the method catalogue in a subprocess (about 6 s)
 def test_the_full_tier_runs_the_official_step_counts():
     from bench.evaluator import probe_catalog
     from bench.runner import RunOptions, plan
