@@ -239,7 +239,7 @@ def test_tuned_variant_is_the_paper_model_with_only_the_declared_switches():
 
     official = {"sign_ref": "first", "ensemble": "official", "matrix_input": "rows", "torus_lift": "zero", "torus_input": "angle",
                 "projection": "eigen", "polar_scale": 2.0, "ema": 0.0, "polar_den_min": 1e-2, "polar_noise": 1.0}
-    reg = discover_methods()
+    reg = discover_methods(families=["manifold_diffusion"])  # not every family's imports
     paper, tuned = reg.get("projected-diffusion"), reg.get("projected-diffusion-tuned")
     assert paper.kind == tuned.kind == "method"
     assert set(tuned.params) - set(paper.params) == set(TUNED_ONLY) == set(official)
@@ -404,6 +404,7 @@ def test_polar_noise_is_a_sampling_temperature_only():
     assert np.array_equal(_run(ProjectedDiffusion, u3)["samples"], _run(ProjectedDiffusion, u3, polar_noise=0.5, polar_den_min=0.3)["samples"])
 
 
+@pytest.mark.long  # two trainings and a temperature search (about 2 s)
 def test_polar_noise_auto_picks_the_temperature_closest_to_the_training_points():
     """``polar_noise="auto"`` samples at the temperature of ``POLAR_TEMPERATURES`` whose trial points
     have the smallest MMD to the training points: the same points as that fixed temperature gives."""

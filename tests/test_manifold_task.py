@@ -185,6 +185,7 @@ def test_kde_nll_so3_normaliser_integrates_to_one():
     assert rng is not None
 
 
+@pytest.mark.long  # two full evaluations (C2ST, MMD, NLL; about 3 s); the long conformance sweep scores every smoke run twice
 def test_evaluation_is_deterministic():
     inst = TASK.load("sphere2-smoke")
     pts = np.array(inst.data["train"][:300])
