@@ -264,12 +264,16 @@ def test_class_weights_raise_minority_recall():
     from tasks.active_learning.learner import balanced_accuracy, fit
 
     pool = load_pool("digits-k3-p00")
-    rng = np.random.default_rng(0)
-    idx = rng.choice(pool.clean.size, 100, replace=False)
-    X, y = pool.features[idx], pool.clean[idx]
-    ours = balanced_accuracy(pool.test_y, fit(X, y, 3).predict(pool.test_features), 3)
-    plain = balanced_accuracy(pool.test_y, LogisticRegression(max_iter=1000).fit(X, y).predict(pool.test_features), 3)
-    assert ours > plain
+    gaps = []
+    # three labelled sets of 100 (one set's gap, 0.04, was too thin a margin to rest on): the
+    # balanced accuracy gains 0.043, 0.048 and 0.063, 0.051 on average; unweighted, the gain is 0
+    for seed in range(3):
+        idx = np.random.default_rng(seed).choice(pool.clean.size, 100, replace=False)
+        X, y = pool.features[idx], pool.clean[idx]
+        ours = balanced_accuracy(pool.test_y, fit(X, y, 3).predict(pool.test_features), 3)
+        plain = balanced_accuracy(pool.test_y, LogisticRegression(max_iter=1000).fit(X, y).predict(pool.test_features), 3)
+        gaps.append(ours - plain)
+    assert np.mean(gaps) > 0.02, gaps
 
 
 # ----------------------------------------------------------------------------- label saving
