@@ -227,6 +227,7 @@ def test_pd_sphere_separate_scale_head():
     assert not np.allclose(base, other)
 
 
+@pytest.mark.long  # imports the family's baselines (flow_matching's riemannian-fm) for the registry: about 2 s
 def test_tuned_variant_is_the_paper_model_with_only_the_declared_switches():
     """``projected-diffusion-tuned`` differs from ``projected-diffusion`` in exactly :data:`TUNED`.
 
