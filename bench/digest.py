@@ -52,6 +52,7 @@ from bench.report import (
     pareto_table,
     preferred_tier,
     profile_table,
+    role_score,
     role_strata,
     speed_note,
     summary_table,
@@ -59,7 +60,7 @@ from bench.report import (
     task_roles,
     with_labels,
 )
-from bench.stats import RankingResult, bootstrap_ci
+from bench.stats import RankingResult
 
 __all__ = [
     "TaskData",
@@ -91,7 +92,8 @@ __all__ = [
 
 #: Bump when :func:`task_digest` (or a function it calls) computes something else, or the file format changes.
 #: 2: the task page's default view (metadata, tiers, machines, speed note, filter options, claims' bundle).
-DIGEST_VERSION = 2
+#: 3: scores' intervals over instances (bench.stats.score_ci; none for one instance whose runs agree).
+DIGEST_VERSION = 3
 #: Where the digest files live, under the results folder: ``results/_digests/<task>.json`` (not a task, not a bundle).
 DIGEST_DIR = "_digests"
 
@@ -203,8 +205,10 @@ class TaskDigest:
     complete instances; ``roles`` maps each of :data:`bench.report.ROLES` to
     ``(label, per-repetition normalised task scores)`` (``(None, None)``
     when nobody takes it, scores None when the holder does not cover the
-    task); ``scores`` maps a role to ``(mean, ci_low, ci_high)`` of those
-    scores (95% bootstrap over repetitions). ``verdicts`` are the rows of
+    task); ``scores`` maps a role to ``(mean, ci_low, ci_high)`` of its
+    task score (:func:`bench.report.role_score`: a 95% bootstrap over
+    instances, or over repetitions on a one-instance task; NaN bounds when
+    there is nothing to resample). ``verdicts`` are the rows of
     the Claims page (all tiers of the task's current version), ``statuses``
     counts every status found, unknown ones included, and ``tables`` are the
     task page's tables of the tier's records, unfiltered (:func:`task_tables`).
@@ -360,13 +364,6 @@ def privacy_rows(records: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def _mean_ci(x: np.ndarray | None, seed: int) -> tuple[float, float, float]:
-    if x is None or len(x) == 0:
-        return (math.nan, math.nan, math.nan)
-    lo, hi = bootstrap_ci(x, seed=seed)
-    return (float(np.mean(x)), float(lo), float(hi))
-
-
 def task_digest(data: TaskData, task: str, *, seed: int = 0) -> TaskDigest:
     """Everything the Overview row and the headline of ``task`` need, on its preferred tier.
 
@@ -404,7 +401,7 @@ def task_digest(data: TaskData, task: str, *, seed: int = 0) -> TaskDigest:
         label = roles[role]
         strata = role_strata(reg, meta, label) if label else None
         d.roles[role] = (label, strata)
-        d.scores[role] = _mean_ci(strata, seed)
+        d.scores[role] = role_score(reg, meta, label, seed=seed)
     return d
 
 

@@ -17,12 +17,12 @@ import pandas as pd
 
 from bench.stats import (
     RankingResult,
-    bootstrap_ci,
     iqm,
     pareto_front,
     performance_profile,
     quality_costs,
     rank_methods,
+    score_ci,
     stratified_bootstrap_aggregate,
     t_bounds,
     t_prediction_bounds,
@@ -43,6 +43,8 @@ __all__ = [
     "instance_means",
     "task_ranking",
     "role_strata",
+    "role_grid",
+    "role_score",
     "task_roles",
     "role_aggregate",
     "aggregate_roles",
@@ -97,7 +99,9 @@ def summary_table(records: pd.DataFrame, meta: dict[str, Any], *, seed: int = 0)
     """One row per method (and parameter set) and instance.
 
     Columns: ``method, kind, instance, tier, runs, mean, ci_low, ci_high`` of the
-    primary metric over valid seeds (95% percentile bootstrap; a tier is its own
+    primary metric over valid seeds (95% percentile bootstrap over the seeds,
+    :func:`bench.stats.score_ci` on one instance: NaN, "no CI", when the runs
+    all agree, as a deterministic method's do, or there is one; a tier is its own
     row, since its budgets differ), ``reference``
     and ``gap_pct`` to the task's gap reference, median ``wall_s`` and
     ``peak_rss_mb``, one count column per status, ``hardware`` (the machines
@@ -136,7 +140,7 @@ def summary_table(records: pd.DataFrame, meta: dict[str, Any], *, seed: int = 0)
     cis, hws, cmds = [], [], []
     for idx in grouped.indices.values():
         v = vals[idx]
-        cis.append(bootstrap_ci(v[~np.isnan(v)], seed=seed))
+        cis.append(score_ci([v], seed=seed)[1:])
         hws.append("; ".join(sorted(set(hw[idx]))))
         first = {c: a[idx[0]] for c, a in narrow.items()}
         cmds.append(_command(first, int(np.nanmax(reps[idx])) + 1))
@@ -404,6 +408,18 @@ def role_strata(records: pd.DataFrame, meta: dict[str, Any], label: str) -> np.n
     no partial means. Only repetitions present on every instance count; a
     repetition is a (master seed, rep) pair.
     """
+    grid = role_grid(records, meta, label)
+    return None if grid is None else grid.mean(axis=1).to_numpy(dtype=float)
+
+
+def role_grid(records: pd.DataFrame, meta: dict[str, Any], label: str) -> pd.DataFrame | None:
+    """One method's normalised scores, repetitions by instances, as :func:`role_strata` averages them.
+
+    Shape ``(n_reps, n_scorable_instances)``: the index is the repetition
+    (``master_seed, rep``), the columns the scorable instances, failed runs
+    score 0, and only repetitions complete on every instance are kept. None
+    when the method does not cover the task.
+    """
     df = records if "_s" in records else _scored(records, meta)
     if df.empty:
         return None
@@ -418,9 +434,23 @@ def role_strata(records: pd.DataFrame, meta: dict[str, Any], label: str) -> np.n
     index = ["master_seed", "rep"] if "master_seed" in mine and mine["master_seed"].notna().all() else ["rep"]
     grid = mine.pivot_table(index=index, columns="instance", values="_s", aggfunc="mean").reindex(columns=scorable)
     grid = grid.dropna(axis=0, how="any")
-    if grid.empty:
-        return None
-    return grid.mean(axis=1).to_numpy(dtype=float)
+    return None if grid.empty else grid
+
+
+def role_score(records: pd.DataFrame, meta: dict[str, Any], label: str | None, *, seed: int = 0) -> tuple[float, float, float]:
+    """``(mean, ci_low, ci_high)`` of one method's normalised task score, as the Overview and a task's headline show it.
+
+    The mean is that of :func:`role_strata`; the 95% interval is
+    :func:`bench.stats.score_ci` of :func:`role_grid`'s columns: over
+    instances (each with its mean over repetitions) when the task has
+    several, over repetitions when it has one, and none (NaN) when that
+    leaves fewer than two distinct values, as one deterministic instance
+    does. All NaN when ``label`` is None or does not cover the task.
+    """
+    grid = role_grid(records, meta, label) if label else None
+    if grid is None:
+        return (math.nan, math.nan, math.nan)
+    return score_ci([grid[c].to_numpy(dtype=float) for c in grid.columns], seed=seed)
 
 
 def task_roles(

@@ -20,6 +20,7 @@ __all__ = [
     "stratified_bootstrap_ci",
     "cluster_bootstrap_ci",
     "instance_bootstrap_ci",
+    "score_ci",
     "mean_of_means",
     "iqm",
     "stratified_bootstrap_aggregate",
@@ -243,6 +244,66 @@ def instance_bootstrap_ci(
     boots = means[rng.integers(0, means.size, size=(n_boot, means.size))].mean(axis=1)
     lo, hi = np.quantile(boots, [alpha / 2, 1 - alpha / 2])
     return (est, float(lo), float(hi))
+
+
+def score_ci(
+    strata: Sequence[Sequence[float] | np.ndarray],
+    *,
+    seed: int = 0,
+    n_boot: int = 2000,
+    alpha: float = 0.05,
+) -> tuple[float, float, float]:
+    """The interval the leaderboard and ``bench show`` print beside a mean-of-means score.
+
+    The rule depends on the design, never on the values:
+
+    - **several instances: resample instances** (:func:`instance_bootstrap_ci`),
+      each instance entering with its mean over its runs (seeds, repetitions).
+      A task score is a mean over the task's instances, which stand for the
+      problems the task is about; they vary far more than one method's
+      seeds on one instance, and resampling the top level of a two-level
+      sample alone is the sound cluster bootstrap (Davison and Hinkley 1997,
+      section 3.8; Field and Welsh 2007): each instance's mean already
+      carries its seed noise, so a noisy method is not credited twice. A
+      deterministic method (the same result on every seed) gets the
+      interval its spread over instances gives, not a zero-width one; and a
+      stochastic and a deterministic method on the same instances get
+      intervals of the same kind, so they can be compared. (Claims keep
+      their own tests, :mod:`bench.claims`: a claim is about the instances
+      it names.)
+    - **one instance: resample its runs** (:func:`bootstrap_ci`): the seeds
+      are all the data can say anything about.
+    - **no interval** (``low``/``high`` NaN) when the resampled units are
+      fewer than two or all equal (one instance whose runs agree, as a
+      deterministic method's do; one run; instances that all score the
+      same): a percentile bootstrap of identical values is a zero-width
+      bracket that claims a certainty the data cannot give. Shown as "no CI".
+
+    Parameters
+    ----------
+    strata
+        ``n_instances`` arrays; array ``i`` has shape ``(n_runs_i,)``, the
+        runs on instance ``i``. NaNs are dropped.
+
+    Returns
+    -------
+    (estimate, low, high)
+        The estimate is :func:`mean_of_means`; all three are NaN when there
+        is no instance or some instance has no value.
+    """
+    arrs = [np.asarray(s, dtype=float) for s in strata]
+    arrs = [a[~np.isnan(a)] for a in arrs]
+    nan = float("nan")
+    if not arrs or any(a.size == 0 for a in arrs):
+        return (nan, nan, nan)
+    units = np.array([a.mean() for a in arrs]) if len(arrs) >= 2 else arrs[0]
+    est = mean_of_means(arrs)
+    if units.size < 2 or np.all(units == units[0]):
+        return (est, nan, nan)
+    if len(arrs) >= 2:
+        return instance_bootstrap_ci(arrs, seed=seed, n_boot=n_boot, alpha=alpha)
+    lo, hi = bootstrap_ci(units, seed=seed, n_boot=n_boot, alpha=alpha)
+    return (est, lo, hi)
 
 
 # ----------------------------------------------------------------------------- aggregates across tasks

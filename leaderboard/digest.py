@@ -79,10 +79,12 @@ _CODE = tuple(Path(__file__).resolve().parent.parent / p for p in ("bench/report
 
 
 def _score(s: tuple[float, float, float] | None, digits: int = 3) -> str:
+    """``0.657 [0.601, 0.712]``, or ``0.657 (no CI)`` when :func:`bench.stats.score_ci` gave no interval
+    (one instance whose runs all agree, or one run): never a zero-width bracket."""
     if s is None or not math.isfinite(s[0]):
         return "–"
-    if not math.isfinite(s[1]):
-        return f"{s[0]:.{digits}f}"
+    if not (math.isfinite(s[1]) and math.isfinite(s[2])):
+        return f"{s[0]:.{digits}f} (no CI)"
     return f"{s[0]:.{digits}f} [{s[1]:.{digits}f}, {s[2]:.{digits}f}]"
 
 

@@ -160,8 +160,9 @@ def overview(ctx: Ctx) -> None:
     shown = filter_overview(table, query, pick)
     st.caption(
         f"{len(shown)} of {len(table)} tasks. Best = lowest mean rank on the primary metric, instances as blocks (task page). "
-        "Scores are the mean normalised task score over repetitions with a 95% bootstrap CI, each method in its registered "
-        "parameters. Verdicts of the task's claims: "
+        "Scores are the mean normalised task score with a 95% bootstrap CI over instances (each with its mean over "
+        "repetitions; over repetitions on a one-instance task; \"no CI\" when nothing varies, as on one instance with a "
+        "deterministic method), each method in its registered parameters. Verdicts of the task's claims: "
         + ", ".join(f"{m} {v}" for v, m in VERDICT_MARKS.items())
         + ". Each task is shown on its standard tier when it has one (else full, else smoke)."
     )
@@ -312,7 +313,8 @@ def task_page(ctx: Ctx) -> None:
     st.subheader(f"Per instance: {primary}, mean over seeds with 95% bootstrap CI")
     st.caption(
         "Bold on red: the paper's method(s); plain: baselines; grey italic: numbers the paper reports "
-        "(not run here, never used in any statistic). gap_pct is to the task's reference; times are the runner's medians."
+        "(not run here, never used in any statistic). The CI is over seeds, blank when the runs all agree (a "
+        "deterministic method) or there is one. gap_pct is to the task's reference; times are the runner's medians."
     )
     config = {c: st.column_config.NumberColumn(c, format=f) for c, f in _NUMBER_FORMATS.items() if c in full}
     st.dataframe(_style_rows(full), hide_index=True, column_config=config)
