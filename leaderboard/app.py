@@ -48,7 +48,7 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 # Nothing heavy before the Overview's index line is out (see main()): leaderboard.index is the standard library only.
-from leaderboard.index import PAGES, index_markdown, published_tasks  # noqa: E402
+from leaderboard.index import PAGES, esc, index_markdown, published_tasks  # noqa: E402
 
 
 def _args() -> argparse.Namespace:
@@ -94,9 +94,9 @@ def main() -> None:
 
     results = None if args.store else args.results
     ctx = Ctx(shared_site(load, key, results), key, load, results)
-    head.caption(f"Source: {ctx.site.source}")
+    head.caption(f"Source: {esc(ctx.site.source)}")
     for w in ctx.site.warnings:
-        head.warning(w)
+        head.warning(esc(w))  # bundle warnings quote file, task and method names: text, never markup
     if view == "Submit":
         RENDER[view](ctx)
         return

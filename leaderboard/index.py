@@ -22,18 +22,30 @@ __all__ = ["PAGES", "published_tasks", "esc", "task_link", "index_markdown", "in
 #: The app's pages, in the sidebar's order (here, not in ``views``, so that ``app.py`` has them before its heavy imports).
 PAGES = ("Overview", "Task", "Claims", "Method", "Provenance", "Submit")
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:&=])")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Characters that are markup anywhere in a line (``.`` and ``:`` too: they make autolinks, ``:red[...]`` and emoji).
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>!|~$:&=.])")
+#: ``-``, ``+`` and ``#`` are markup only where a line starts (lists, headings, rules), so only there are they escaped:
+#: a name such as ``20260101-submitted-x`` stays readable in the markdown source.
+_MD_LINE_START = re.compile(r"(?m)^([ \t]*)([-+#])")
+#: C0/C1 control characters (but tab and newline) and the invisible formatting ones that reorder or hide text
+#: (zero-width, bidirectional embeddings, overrides and isolates, BOM).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def esc(text: Any) -> str:
-    """Text safe to put inside markdown: every markup character is backslash-escaped.
+    """Text safe to put inside markdown: every markup character is backslash-escaped (``-``, ``+``, ``#`` where a line starts).
 
-    Control characters (all but tab and newline) become ``\\xNN`` so that a
-    string cannot hide or reorder what follows it. ``&`` is escaped too, so
+    Control characters (all but tab and newline) and invisible formatting
+    characters (zero-width ones, bidirectional overrides) become ``\\xNN`` /
+    ``\\uNNNN``, so that a string cannot hide or reorder what follows it. ``&`` is escaped too, so
     an entity such as ``&lt;`` is shown as typed, not decoded.
     """
-    return _MD_SPECIAL.sub(r"\\\1", _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text)))
+    return _MD_LINE_START.sub(r"\1\\\2", _MD_SPECIAL.sub(r"\\\1", _CONTROL.sub(_spell, str(text))))
+
+
+def _spell(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
 
 
 def task_link(task: str) -> str:

@@ -138,7 +138,7 @@ def _anytime(_data: Data, key: str, task: str, tier: str, keys: tuple[str, ...])
 
 def empty_state(data: Data | Site) -> None:
     st.info(
-        f"No results to show from {data.source}. Produce some with "
+        f"No results to show from {esc(data.source)}. Produce some with "
         "`python -m bench run --task knapsack` and publish them with "
         "`python -m bench publish --task knapsack` (or point the app at a run store with `--store DIR`)."
     )
@@ -171,7 +171,7 @@ def overview(ctx: Ctx) -> None:
     config = {c: st.column_config.Column(c, width=w) for c, w in _OVERVIEW_WIDTHS.items()}
     config["task"] = st.column_config.LinkColumn("task", display_text=r"task=([^&]+)", width=_OVERVIEW_WIDTHS["task"])
     for area, rows in shown.groupby("area", sort=True):
-        st.subheader(f"{area} ({len(rows)})")
+        st.subheader(f"{esc(area)} ({len(rows)})")
         view = rows.assign(task=rows["page"])[OVERVIEW_COLUMNS]
         st.dataframe(view, hide_index=True, column_config=config, key=f"ov_{area}")
     st.subheader("Across tasks, by role")
@@ -219,7 +219,7 @@ def _filters(task: str, options: dict[str, Any] | None, records: Any) -> pd.Data
             if want:
                 narrow(lambda d: d["instance_tags"].fillna("").map(lambda s: bool(set(str(s).split(",")) & set(want))))
         for col, vals in (options["iparams"] if df is None else iparam_options(df)).items():
-            want = st.multiselect(f"instance {col[7:]}", vals, default=[], key=f"{col}_{task}")
+            want = st.multiselect(f"instance {esc(col[7:])}", vals, default=[], key=f"{col}_{task}")
             if want:
                 narrow(lambda d, col=col, want=want: d[col].map(param_text).isin(want))
         methods = options["methods"] if df is None else sorted(df["method"].unique())
@@ -293,11 +293,11 @@ def task_page(ctx: Ctx) -> None:
     st.caption(f"{runs} runs, {n_methods} methods, {n_instances} instances after filters")
     if len(hw) > 1:
         st.warning(
-            f"These rows were run on {len(hw)} different machines ({'; '.join(hw)}): compare times only between rows "
+            f"These rows were run on {len(hw)} different machines ({esc('; '.join(hw))}): compare times only between rows "
             "of the same machine (see the hardware column)."
         )
     if note:
-        st.warning(note[0].upper() + note[1:] + ".")
+        st.warning(esc(note[0].upper() + note[1:] + "."))  # it names methods
     tables = digest.tables if default and (df is None or len(df) == digest.runs) else None
     if tables is None:  # a filter or another tier: computed once per selection
         tables = _tables(ctx.data, key, task, tier, tuple(sorted(df["key"])))
@@ -310,7 +310,7 @@ def task_page(ctx: Ctx) -> None:
     paper_rows = pd.DataFrame({"row": pr["row"], "method": pr["method"], "kind": "paper-reported", "instance": pr["instance"],
                                "mean": pd.to_numeric(pr["value"], errors="coerce"), "command": "source: " + pr["source"].astype(str)})  # fmt: skip
     full = pd.concat([table, paper_rows], ignore_index=True, sort=False).sort_values(["instance", "row"], kind="stable").reset_index(drop=True)
-    st.subheader(f"Per instance: {primary}, mean over seeds with 95% bootstrap CI")
+    st.subheader(f"Per instance: {esc(primary)}, mean over seeds with 95% bootstrap CI")
     st.caption(
         "Bold on red: the paper's method(s); plain: baselines; grey italic: numbers the paper reports "
         "(not run here, never used in any statistic). The CI is over seeds, blank when the runs all agree (a "
@@ -389,7 +389,7 @@ def privacy_table(rows: list[dict[str, Any]]) -> None:
     table = pd.DataFrame(rows)
     bad = sorted(set(table.loc[table["violations"] > 0, "method"]))
     if bad:
-        st.error(f"Audit violation: {', '.join(bad)} gave an empirical epsilon lower bound above the epsilon it declares.")
+        st.error(f"Audit violation: {esc(', '.join(bad))} gave an empirical epsilon lower bound above the epsilon it declares.")
     st.caption(
         "Each method declares its mechanism, accountant and (epsilon, delta); no run can prove them. On the audit instances "
         "the task runs the method on neighbouring inputs and derives a 95% lower bound on epsilon (eps_lb); a bound above "
@@ -511,7 +511,7 @@ def method_page(ctx: Ctx) -> None:
     prov_df = pd.DataFrame(prov)
     st.dataframe(prov_df, hide_index=True)
     if prov_df["hardware"].nunique() > 1:
-        st.warning(f"{name}'s runs come from {prov_df['hardware'].nunique()} machines; its times are not comparable across them.")
+        st.warning(f"{esc(name)}'s runs come from {prov_df['hardware'].nunique()} machines; its times are not comparable across them.")
     st.markdown("**Commands that reproduce each row**")
     table = summary_table(mine, data.tasks[task]["meta"])
     st.dataframe(table[["instance", "tier", "method", "runs", "mean", *STATUSES, "hardware", "command"]], hide_index=True)
