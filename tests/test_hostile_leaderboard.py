@@ -245,6 +245,7 @@ def _clean(page, where: str) -> None:
     assert page.title() == "bench leaderboard", where
 
 
+@pytest.mark.long  # 26-41 s on the shared 2-core machine: 9 pages, a server start, two browser contexts
 def test_no_page_runs_or_injects_hostile_markup_in_chromium(chromium, hostile, tmp_path):
     from playwright.sync_api import sync_playwright
 
