@@ -164,3 +164,25 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         over = "" if fam == "core" or seconds <= FAMILY_BUDGET_S or not budgeted else f"  OVER the {FAMILY_BUDGET_S:g} s budget"
         tr.write_line(f"{fam:<22} {seconds:8.1f} s  {n:5d} tests{over}")
     tr.write_line(f"{'total':<22} {sum(s for s, _ in totals.values()):8.1f} s")
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    """Debian's chromium for the browser tests: skipped without it, failed without it under CI=true."""
+    import shutil
+
+    from leaderboard.serve import chromium_path
+
+    path = chromium_path()
+    if path is None or shutil.which(path) is None:
+        msg = "Debian's chromium is not installed (apt-get install chromium; .ci/run does it)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            pytest.fail("the playwright Python package is missing")
+        pytest.skip("the playwright Python package is missing")
+    return path

@@ -7,7 +7,6 @@ failed instead when ``CI=true``.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 
@@ -15,28 +14,11 @@ import pytest
 from conftest import ROOT
 from leaderboard_fixtures import lb_source, rehash, results_copy  # noqa: F401
 
-from leaderboard.serve import CHROMIUM_ARGS, chromium_path, serve
+from leaderboard.serve import CHROMIUM_ARGS, serve
 
 pytestmark = pytest.mark.slow
 
 XSS = "<script>window.__xss=1</script>"
-
-
-@pytest.fixture(scope="module")
-def chromium() -> str:
-    path = chromium_path()
-    if path is None:
-        msg = "Debian's chromium is not installed (apt-get install chromium; .ci/run does it)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            pytest.fail("the playwright Python package is missing")
-        pytest.skip("the playwright Python package is missing")
-    return path
 
 
 def _forge_name(results_dir) -> None:

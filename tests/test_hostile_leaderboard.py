@@ -20,7 +20,6 @@ from __future__ import annotations
 import ast
 import html.parser
 import json
-import os
 import shutil
 import urllib.parse
 import urllib.request
@@ -215,25 +214,6 @@ class _Tags(html.parser.HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self.tags.append((tag, dict(attrs)))
-
-
-@pytest.fixture(scope="module")
-def chromium() -> str:
-    from leaderboard.serve import chromium_path
-
-    path = chromium_path()
-    if path is None or shutil.which(path) is None:
-        msg = "Debian's chromium is not installed (apt-get install chromium; .ci/run does it)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            pytest.fail("the playwright Python package is missing")
-        pytest.skip("the playwright Python package is missing")
-    return path
 
 
 def _clean(page, where: str) -> None:
