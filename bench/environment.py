@@ -109,6 +109,39 @@ def speed_probe() -> float:
 
 
 @functools.cache
+@functools.cache
+def cpu_simd() -> str:
+    """Which CPU-specific float paths this process takes: numpy's SIMD targets and OpenBLAS's kernels.
+
+    Generated floating-point data (and so an instance's digest) can differ in
+    its last bits between, say, ``numpy X86_V4`` and ``numpy X86_V3``; this
+    label lets ``bench verify`` say why. Empty where it cannot be read.
+    """
+    parts = []
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+        found = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+        parts.append("numpy " + ("+".join(found) if found else "baseline"))
+    except Exception:  # a numpy without these internals: say nothing rather than guess
+        pass
+    try:
+        import threadpoolctl
+
+        kernels = sorted(
+            {
+                str(i.get("architecture"))
+                for i in threadpoolctl.threadpool_info()
+                if i.get("internal_api") == "openblas"
+            }
+        )
+        if kernels:
+            parts.append("OpenBLAS " + "+".join(kernels))
+    except Exception:
+        pass
+    return "; ".join(parts)
+
+
 def capture() -> dict[str, Any]:
     """Everything needed to say where and with what a result was produced."""
     from bench import __version__
@@ -124,6 +157,7 @@ def capture() -> dict[str, Any]:
         "scipy": _version("scipy"),
         "platform": platform.platform(),
         "cpu_model": _cpu_model(),
+        "cpu_simd": cpu_simd(),
         "cpu_cores": os.cpu_count(),
         "memory_gb": _memory_gb(),
         "hostname": socket.gethostname(),

@@ -319,6 +319,9 @@ class CatalogTask(Task):
     holdout_field: ClassVar[str | None] = "seed"
     #: Keep computed references on disk (for references that are slow to compute).
     reference_cache: ClassVar[bool] = False
+    #: Private entries that are timings measured on this machine (a reference solver's wall
+    #: time): left out of the digest, which names the instance, not the machine that timed it.
+    measured: ClassVar[tuple[str, ...]] = ()
     #: How many loaded instances each process keeps.
     cache_size: ClassVar[int] = 256
 
@@ -429,7 +432,8 @@ class CatalogTask(Task):
                 if isinstance(value, np.ndarray):
                     # Cached and shared: a caller must not change it for every later caller.
                     value.setflags(write=False)
-        digest = wire.digest({"params": spec.params, "data": data, "private": private})
+        named = {k: v for k, v in private.items() if k not in self.measured}
+        digest = wire.digest({"params": spec.params, "data": data, "private": named})
         if self.reference_cache and not held_out:  # a holdout instance's references stay in memory
             from bench.cache import cache_dir, cached_json
 

@@ -75,12 +75,22 @@ class Metric(_Strict):
 
     ``direction`` says which way is better; ``unit`` is free text ("", "%",
     "s", "edges").
+
+    ``timed``: the value depends on timings taken on the machine that ran the
+    job (a method's time against a reference time the task measured there);
+    ``bench verify`` re-computes it but cannot compare it on another machine,
+    and says so. ``rtol``: the relative tolerance ``bench verify`` allows when
+    it re-scores on another machine (default: its own, 1e-9); set it, with the
+    reason in ``description``, for a metric whose computation is only that
+    accurate across CPUs (an eigenvalue from LAPACK, say).
     """
 
     name: str
     direction: Literal["max", "min"]
     unit: str = ""
     description: str = ""
+    timed: bool = False
+    rtol: float | None = None
 
 
 class Normalization(_Strict):

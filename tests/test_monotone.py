@@ -240,7 +240,7 @@ def test_checks_count_grid_steps_and_pairs():
         [1],
         [1],
         0,
-        "ab" * 8,
+        12345,
     )
     f0 = q.unshuffle(q.X[:, 1].copy())  # predictions of the shuffled rows, back in block order
     v = checks.violations(q, f0, ["a", "b"])
@@ -252,3 +252,22 @@ def test_checks_count_grid_steps_and_pairs():
     )
     v = checks.violations(q, -f0, ["a", "b"])
     assert v.pairs == checks.N_PAIRS and v.steps == v.step_checks and "feature 'b'" in v.first
+
+
+def test_the_query_batch_is_the_same_on_every_cpu():
+    """The batch comes from integers (job seed, private query key), not from the digest of floats.
+
+    Version 1 seeded it with the instance digest, which differed between an AVX-512 and an
+    AVX2 machine, so every published solution failed to re-score on the other one.
+    """
+    inst = TASK.load("syn1d-ramp-n200-s0")
+    assert inst.private["query_key"] == checks.query_key("syn1d-ramp", 200, 0)
+    assert checks.query_key("syn1d-ramp", 200, 1) != inst.private["query_key"]
+    d, p = inst.data, inst.private
+    args = (d["X_train"], p["X_test"], p["X_extrap"], d["mono"], d["direction"], 3, int(p["query_key"]))
+    a = checks.make_queries(*args)
+    # the same instance, its floats one ulp away (another CPU's rounding): the same batch order
+    nudged = [np.nextafter(x, np.inf) if isinstance(x, np.ndarray) and x.dtype.kind == "f" else x for x in args]
+    b = checks.make_queries(*nudged)
+    assert np.array_equal(a.perm, b.perm)
+    np.testing.assert_allclose(a.X, b.X, rtol=1e-14)

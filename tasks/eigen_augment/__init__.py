@@ -316,12 +316,17 @@ class EigenvalueAugmentationTask(CatalogTask):
             Metric(
                 name="ratio",
                 direction="max",
-                description="lambda_min / the certified upper bound on the relaxation's optimum (<= OPT's ratio)",
+                description="lambda_min / the certified upper bound on the relaxation's optimum (<= OPT's ratio); "
+                "the bound comes out of an iterative solve whose last digits differ between CPUs (seen: 1e-8 "
+                "relative between an AVX-512 and an AVX2 machine), so bench verify compares it to 1e-6",
+                rtol=1e-6,
             ),
             Metric(
                 name="gain_ratio",
                 direction="max",
-                description="(lambda_min - lambda_min(M)) / (bound - lambda_min(M)): the share of the possible increase",
+                description="(lambda_min - lambda_min(M)) / (bound - lambda_min(M)): the share of the possible increase "
+                "(compared to 1e-6 by bench verify, as ratio)",
+                rtol=1e-6,
             ),
             Metric(
                 name="size",

@@ -146,7 +146,7 @@ class MonotoneSession(Session):
 def _queries(instance: Instance, seed: int) -> checks.Queries:
     d, p = instance.data, instance.private
     return checks.make_queries(
-        d["X_train"], p["X_test"], p["X_extrap"], d["mono"], d["direction"], seed, instance.digest
+        d["X_train"], p["X_test"], p["X_extrap"], d["mono"], d["direction"], seed, int(p["query_key"])
     )
 
 
@@ -202,12 +202,14 @@ class MonotoneRegression(CatalogTask):
     A solution (built by :class:`MonotoneSession`) is
     ``{"monotone": bool, "predictions": float64 (m,), "query_seed": int}`` (no timings, so
     that a seed gives the same solution; the runner records the wall time);
-    the query batch is redrawn from ``query_seed`` and the instance's digest.
+    the query batch is redrawn from ``query_seed`` and the instance's private query key
+    (:func:`tasks.monotone.checks.query_key`; version 1 used the digest, which is not the
+    same on every CPU).
     """
 
     meta = TaskMeta(
         name="monotone-regression",
-        version="1",
+        version="2",
         family="monotone",
         area="constrained learning",
         paper=Paper(
@@ -337,6 +339,7 @@ class MonotoneRegression(CatalogTask):
             "y_test": dr.y_test,
             "X_extrap": dr.X_extrap,
             "y_extrap": dr.y_extrap,
+            "query_key": checks.query_key(fields["data"], fields["n"], fields["seed"]),
         }
         if dr.bayes_test is not None:
             private |= {"bayes_test": dr.bayes_test, "bayes_extrap": dr.bayes_extrap}

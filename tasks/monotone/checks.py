@@ -1,8 +1,11 @@
 """The task's private query batch and the scores computed from a method's predictions.
 
 After the method has fitted (round 1 of the protocol), the task draws one query batch
-with its own randomness, ``numpy.random.default_rng([seed, <instance digest>])``, and
-sends its rows shuffled, so the method cannot tell a test row from a check row:
+with its own randomness, ``numpy.random.default_rng([seed, <the instance's query key>])``,
+and sends its rows shuffled, so the method cannot tell a test row from a check row. The
+query key is a private integer drawn from the instance's generation seed (secret on the
+holdout tier); version 1 used the instance digest, whose last bits (and so the whole
+batch) depended on the CPU that generated the floats:
 
 - the test rows and the extrapolation rows of the instance (labels stay private);
 - ``N_PAIRS`` monotonicity pairs per monotone column ``j``: an anchor ``x`` (a test or
@@ -66,8 +69,14 @@ class Queries:
         return out
 
 
-def _seed(digest: str) -> int:
-    return int(digest[:16], 16)
+def query_key(kind: str, n: int, seed: int) -> int:
+    """The private query key of an instance: an integer from its generation fields only.
+
+    Integers, not floats, so that every CPU draws the same batch (the digest of
+    generated float data is not the same on every CPU).
+    """
+    name = np.frombuffer(kind.encode(), dtype=np.uint8).astype(np.uint64)
+    return int(np.random.SeedSequence([int(seed), int(n), *name.tolist(), 0x6D6F6E6F]).generate_state(1, np.uint64)[0])
 
 
 def make_queries(
@@ -77,10 +86,10 @@ def make_queries(
     mono: list[int],
     direction: list[int],
     seed: int,
-    digest: str,
+    key: int,
 ) -> Queries:
-    """Draw the query batch of one job (deterministic in ``seed`` and the instance ``digest``)."""
-    rng = np.random.default_rng([seed, _seed(digest)])
+    """Draw the query batch of one job (deterministic in ``seed`` and the instance's query ``key``)."""
+    rng = np.random.default_rng([seed, key])
     anchors = np.vstack([X_test, X_extrap])
     lo, hi = X_train.min(axis=0), X_train.max(axis=0)
     span = np.where(hi > lo, hi - lo, 1.0)

@@ -36,6 +36,7 @@ See ``tasks/decentralized/robust/README.md``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -66,7 +67,13 @@ from tasks.decentralized.gossip import (
     node_program_source,
     public_graph_data,
 )
-from tasks.decentralized.robust.attacks import ATTACKS, fiedler, honest_laplacian, make_attack
+from tasks.decentralized.robust.attacks import (
+    ATTACKS,
+    SPECTRAL_TOL,
+    fiedler,
+    honest_laplacian,
+    make_attack,
+)
 
 __all__ = ["CATALOG", "WORKLOADS", "PLACEMENTS", "RobustGossipTask", "place_byzantine", "consensus_values", "LogisticData"]
 
@@ -189,8 +196,9 @@ def place_byzantine(graph: Graph, W: sp.csr_matrix, b: int, place: str, seed: in
     ``random``: uniformly, redrawn until the honest subgraph is connected.
     ``cut``: the sign of the Fiedler vector of ``I - W`` splits the graph;
     nodes incident to a cut edge come first, then the others, each group by
-    increasing ``|v_i|`` (nearest the cut); a node is taken unless its loss
-    would disconnect the honest subgraph.
+    increasing ``|v_i|`` (nearest the cut), nodes of equal ``|v_i|`` (to 9
+    digits) alternating between the two sides, lowest index first; a node is
+    taken unless its loss would disconnect the honest subgraph.
     """
     n = graph.n
     rng = np.random.default_rng([seed, n, b, 11])
@@ -202,13 +210,24 @@ def place_byzantine(graph: Graph, W: sp.csr_matrix, b: int, place: str, seed: in
                 return byz
         raise RuntimeError(f"no placement of {b} Byzantine nodes keeps the honest {graph.kind} graph connected")
     _, v, _ = fiedler(np.eye(n) - W.toarray())
-    side = v >= 0
+    side = v >= -SPECTRAL_TOL  # an entry within rounding of zero: the positive side, on every CPU
     i, j = graph.edges[:, 0], graph.edges[:, 1]
     on_cut = np.zeros(n, dtype=bool)
     cut = side[i] != side[j]
     on_cut[i[cut]] = True
     on_cut[j[cut]] = True
-    order = sorted(range(n), key=lambda k: (not on_cut[k], abs(v[k]), k))
+    # |v| rounded: symmetric graphs (two cliques, rings) give equal |v| up to rounding. Version 1
+    # let the rounding decide, so the placement changed with the CPU; ties now alternate between
+    # the two sides, lowest index first on each, so that both sides of the cut get Byzantine nodes.
+    groups: dict[tuple[bool, float], list[int]] = {}
+    for k in range(n):
+        groups.setdefault((not on_cut[k], round(abs(float(v[k])), 9)), []).append(k)
+    order = []
+    for key in sorted(groups):
+        pos = [k for k in groups[key] if side[k]]
+        neg = [k for k in groups[key] if not side[k]]
+        for plus, minus in itertools.zip_longest(pos, neg):
+            order += [k for k in (plus, minus) if k is not None]
     byz = np.zeros(n, dtype=bool)
     for k in order:
         if byz.sum() == b:
@@ -224,7 +243,7 @@ def place_byzantine(graph: Graph, W: sp.csr_matrix, b: int, place: str, seed: in
 def _sides(W: sp.csr_matrix) -> np.ndarray:
     """``+1 / -1`` per node: the side of the weakest cut (sign of the Fiedler vector of ``I - W``)."""
     _, v, _ = fiedler(np.eye(W.shape[0]) - W.toarray())
-    return np.where(v >= 0, 1.0, -1.0)
+    return np.where(v >= -SPECTRAL_TOL, 1.0, -1.0)
 
 
 def consensus_values(n: int, d: int, sides: np.ndarray, seed: int) -> np.ndarray:
@@ -363,7 +382,7 @@ class RobustGossipTask(CatalogTask):
 
     meta = TaskMeta(
         name="robust-gossip",
-        version="1",
+        version="2",
         family="decentralized",
         area="distributed optimisation",
         paper=Paper(

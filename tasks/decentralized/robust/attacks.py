@@ -85,15 +85,46 @@ def honest_laplacian(W: sp.csr_matrix, honest: np.ndarray) -> np.ndarray:
     return np.diag(A.sum(axis=1)) - A
 
 
+#: Eigenvalues closer than this (relative to the largest) are one eigenspace, and vector
+#: entries smaller than this are zero, when :func:`fiedler` picks its vector.
+SPECTRAL_TOL = 1e-9
+
+
 def fiedler(L: np.ndarray) -> tuple[float, np.ndarray, float]:
-    """``(mu_min, v, mu_max)``: the second-smallest eigenvalue of ``L``, its unit eigenvector
-    (sign fixed so that its first nonzero entry is positive) and the largest eigenvalue."""
+    """``(mu_min, v, mu_max)``: the second-smallest eigenvalue of ``L``, a unit eigenvector of
+    it and the largest eigenvalue.
+
+    The vector is the same on every CPU. Where ``mu_min`` is a multiple eigenvalue (the
+    complete graph, rings, tori) LAPACK returns some basis of its eigenspace, and which one
+    depends on the kernels OpenBLAS picks for the CPU; ``v`` is then the projection onto the
+    eigenspace of the ramp ``0, 1, ..., n - 1`` (centred), which does not depend on the
+    basis. Its sign is fixed so that its first entry above :data:`SPECTRAL_TOL` is positive;
+    an entry within :data:`SPECTRAL_TOL` of zero is rounding, and callers that split the nodes
+    by sign put it on the positive side.
+    (Task version 1 took LAPACK's second column as it came: another machine's complete-graph
+    instances then split their nodes into other sides.)
+    """
     lam, vec = np.linalg.eigh(L)
-    v = vec[:, 1] if lam.size > 1 else np.ones(1)
-    nz = np.flatnonzero(np.abs(v) > 1e-12)
+    if lam.size < 2:
+        return 0.0, np.ones(1), float(lam[-1])
+    tol = SPECTRAL_TOL * max(1.0, abs(float(lam[-1])))
+    same = np.flatnonzero(np.abs(lam[1:] - lam[1]) <= tol) + 1
+    if same.size == 1:
+        v = vec[:, 1].copy()
+    else:
+        V = vec[:, same]
+        n = L.shape[0]
+        v = np.zeros(n)
+        for power in (1, 2, 3):  # a ramp, then its square and cube, in case one is orthogonal to the eigenspace
+            t = (np.arange(n) - (n - 1) / 2.0) ** power
+            v = V @ (V.T @ t)
+            if np.linalg.norm(v) > SPECTRAL_TOL * np.linalg.norm(t):
+                break
+        v = v / np.linalg.norm(v)
+    nz = np.flatnonzero(np.abs(v) > SPECTRAL_TOL)
     if nz.size and v[nz[0]] < 0:
         v = -v
-    return float(lam[1]) if lam.size > 1 else 0.0, v, float(lam[-1])
+    return float(lam[1]), v, float(lam[-1])
 
 
 def make_attack(
@@ -118,7 +149,9 @@ def make_attack(
     h_idx = np.flatnonzero(honest)
     _, v, _ = fiedler(honest_laplacian(W, honest))
     v_full = np.zeros(n)
-    v_full[h_idx] = v
+    # an entry within rounding of zero pushes nowhere (version 1 pushed along its rounding error,
+    # whose sign depends on the CPU)
+    v_full[h_idx] = np.where(np.abs(v) > SPECTRAL_TOL, v, 0.0)
 
     def scaled(x: np.ndarray, direction: np.ndarray) -> np.ndarray:
         """``x_i + c_i direction_i`` with ``||c_i direction_i|| = factor * STEALTH * max honest
