@@ -194,7 +194,12 @@ def test_dp_optimum_matches_brute_force_at_odd_capacities():
 
 
 @pytest.mark.parametrize(
-    "instance_id", ["uncorrelated-n500-s0", "inverse-strongly-correlated-n100-s1"]
+    "instance_id",
+    [
+        "uncorrelated-n500-s0",
+        # HiGHS takes ~2.5 s on this hard correlated one: CI step 2 (make test keeps the family under 20 s)
+        pytest.param("inverse-strongly-correlated-n100-s1", marks=pytest.mark.long),
+    ],
 )
 def test_milp_reference_agrees_with_dp(instance_id):
     profits, weights, capacity = kt.generate(*kt.parse_instance_id(instance_id))
