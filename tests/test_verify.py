@@ -144,3 +144,23 @@ def test_instances_that_hinged_on_rounding_are_the_same_under_other_blas_kernels
                 rtol=1e-12,
                 err_msg=f"{i} {k}",
             )
+
+
+@pytest.mark.slow  # one sandboxed job (a zygote start)
+def test_a_worker_whose_bytes_differ_runs_the_job_and_records_its_digest():
+    """A mixed Dask cluster: the planner's digest (in the job) is not the worker's; the job still runs."""
+    import dataclasses
+
+    from bench.evaluator import Evaluator
+    from bench.runner import RunOptions, plan, select_methods
+
+    ev = Evaluator(families=("knapsack",))
+    try:
+        catalog = ev.zygote().catalog
+        (job,) = plan(TASK, select_methods("knapsack", catalog, ["greedy"]), RunOptions(task="knapsack", instances=[INSTANCE]))
+        res = ev.run(dataclasses.replace(job, instance_digest="ab" * 32))
+    finally:
+        ev.close()
+    assert res["status"] == "ok", res["reason"]
+    assert res["environment"]["instance_digest"] == TASK.load(INSTANCE).digest
+    assert res["environment"]["cpu_simd"] == environment.cpu_simd()
