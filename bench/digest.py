@@ -44,6 +44,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
+from bench import holdout
 from bench.claims import Claim, registered_records, verdict
 from bench.report import (
     ROLES,
@@ -77,6 +78,7 @@ __all__ = [
     "best_label",
     "verdict_rows",
     "task_digest",
+    "holdout_standing",
     "DIGEST_VERSION",
     "DIGEST_DIR",
     "digest_path",
@@ -252,6 +254,10 @@ class TaskDigest:
     paper_results: list[dict[str, Any]] | None = None
     #: declared and audited privacy (:func:`privacy_rows`); empty for a task whose methods declare none
     privacy: list[dict[str, Any]] = field(default_factory=list)
+    #: The holdout tier's standing (:mod:`bench.holdout`: the standard shapes with secret seeds), beside
+    #: the preferred tier's: ``role -> (label, (mean, ci_low, ci_high))`` for the paper's method and the
+    #: best baseline, chosen on the holdout runs themselves; empty when no holdout run is published.
+    holdout: dict[str, tuple[str | None, tuple[float, float, float]]] = field(default_factory=dict)
 
     @property
     def paper_method(self) -> str | None:
@@ -402,7 +408,28 @@ def task_digest(data: TaskData, task: str, *, seed: int = 0) -> TaskDigest:
         strata = role_strata(reg, meta, label) if label else None
         d.roles[role] = (label, strata)
         d.scores[role] = role_score(reg, meta, label, seed=seed)
+    if tier != holdout.TIER and holdout.TIER in d.tiers:
+        d.holdout = holdout_standing(data, task, seed=seed)
     return d
+
+
+def holdout_standing(data: TaskData, task: str, *, seed: int = 0) -> dict[str, tuple[str | None, tuple[float, float, float]]]:
+    """The paper's method and the best baseline on ``task``'s holdout runs: ``role -> (label, score)``.
+
+    The roles are chosen on the holdout records, as :func:`task_digest` chooses
+    them on the preferred tier's; the score is :func:`bench.report.role_score`.
+    """
+    info = data.tasks[task]
+    df = data.task_records(task, holdout.TIER)
+    if df.empty:
+        return {}
+    reg = registered_records(df, data.methods.get(task))
+    roles = task_roles(reg, info["meta"], data.claims.get(task), data.methods.get(task))
+    out = {}
+    for role in ("paper's method", "best baseline"):
+        label = roles.get(role)
+        out[role] = (label, role_score(reg, info["meta"], label, seed=seed))
+    return out
 
 
 
@@ -514,6 +541,9 @@ def encode_digest(d: TaskDigest) -> dict[str, Any]:
     out: dict[str, Any] = {f.name: getattr(d, f.name) for f in fields(d) if f.name not in skip}
     if d.privacy:  # only where methods declare privacy, so that other tasks' files stay as they were
         out["privacy"] = d.privacy
+    out.pop("holdout", None)
+    if d.holdout:  # only where holdout runs are published, for the same reason
+        out["holdout"] = {k: [label, [float(v) for v in s]] for k, (label, s) in d.holdout.items()}
     out["ranking"] = [[m, float(r)] for m, r in d.ranking]
     out["roles"] = {k: [label, None if s is None else _nd(s)] for k, (label, s) in d.roles.items()}
     out["scores"] = {k: [float(v) for v in s] for k, s in d.scores.items()}
@@ -529,7 +559,8 @@ def decode_digest(x: dict[str, Any]) -> TaskDigest:
     """The :class:`TaskDigest` that :func:`encode_digest` wrote (after a JSON round trip)."""
     x = dict(x)
     t = x.pop("tables")
-    d = TaskDigest(**{k: v for k, v in x.items() if k not in ("roles", "scores", "ranking")})
+    d = TaskDigest(**{k: v for k, v in x.items() if k not in ("roles", "scores", "ranking", "holdout")})
+    d.holdout = {k: (label, (float(s[0]), float(s[1]), float(s[2]))) for k, (label, s) in x.get("holdout", {}).items()}
     d.ranking = [(str(m), float(r)) for m, r in x["ranking"]]
     d.roles = {k: (label, None if s is None else _un_nd(s)) for k, (label, s) in x["roles"].items()}
     d.scores = {k: (float(s[0]), float(s[1]), float(s[2])) for k, s in x["scores"].items()}

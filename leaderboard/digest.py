@@ -99,6 +99,18 @@ def _versus(d: TaskDigest) -> str:
     return f"{ours} vs {_score(d.scores.get('best baseline'), 2)} ({base[0]})"
 
 
+def _holdout(d: TaskDigest) -> str:
+    """The holdout tier's paper method against best baseline, as :func:`_versus` writes it; or why there is none."""
+    if not d.holdout:
+        return "no holdout runs"
+    (paper, ours), (base, theirs) = d.holdout.get("paper's method", (None, None)), d.holdout.get("best baseline", (None, None))
+    if paper is None:
+        return f"no paper method; best baseline {_score(theirs, 2)} ({base})" if base else "no paper method"
+    if base is None:
+        return f"{_score(ours, 2)} (no baseline)"
+    return f"{_score(ours, 2)} vs {_score(theirs, 2)} ({base})"
+
+
 def _verdict_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{n} {k}" for k, n in counts.items()) or "no claims"
 
@@ -115,7 +127,7 @@ def verdict_marks(counts: dict[str, int]) -> str:
 
 
 #: The Overview's columns, in order (``area`` groups the rows and is not shown as a column).
-OVERVIEW_COLUMNS = ["task", "paper", "paper's method", "its rank", "best (mean rank)", "paper's method vs best baseline", "verdicts"]
+OVERVIEW_COLUMNS = ["task", "paper", "paper's method", "its rank", "best (mean rank)", "paper's method vs best baseline", "holdout", "verdicts"]
 
 
 def overview_table(digests: Iterable[TaskDigest], link: Any = None) -> pd.DataFrame:
@@ -131,7 +143,7 @@ def overview_table(digests: Iterable[TaskDigest], link: Any = None) -> pd.DataFr
         names = [m for m, _ in d.ranking] + [str(label) for label, _ in d.roles.values() if label]
         rows.append({
             "area": d.area, "task": d.task, "paper": d.paper, "paper's method": d.paper_method or "–", "its rank": d.paper_rank,
-            "best (mean rank)": d.best, "paper's method vs best baseline": _versus(d), "verdicts": verdict_marks(d.verdict_counts),
+            "best (mean rank)": d.best, "paper's method vs best baseline": _versus(d), "holdout": _holdout(d), "verdicts": verdict_marks(d.verdict_counts),
             "page": link(d.task) if link else "",
             "search": " ".join([d.task, d.area, d.family, d.paper, *names]).lower(),
         })  # fmt: skip

@@ -146,8 +146,8 @@ def empty_state(data: Data | Site) -> None:
 
 #: Column widths (px) of the Overview's table: 900 px in all, so it fits beside the open sidebar at 1,400 px
 #: (tests/test_browser.py checks that it does not scroll sideways); longer values are cut with an ellipsis.
-_OVERVIEW_WIDTHS = {"task": 100, "paper": 150, "paper's method": 100, "its rank": 55, "best (mean rank)": 100,
-                    "paper's method vs best baseline": 285, "verdicts": 110}  # fmt: skip
+_OVERVIEW_WIDTHS = {"task": 100, "paper": 110, "paper's method": 100, "its rank": 55, "best (mean rank)": 100,
+                    "paper's method vs best baseline": 220, "holdout": 105, "verdicts": 110}  # fmt: skip
 
 
 def overview(ctx: Ctx) -> None:
@@ -164,7 +164,9 @@ def overview(ctx: Ctx) -> None:
         "repetitions; over repetitions on a one-instance task; \"no CI\" when nothing varies, as on one instance with a "
         "deterministic method), each method in its registered parameters. Verdicts of the task's claims: "
         + ", ".join(f"{m} {v}" for v, m in VERDICT_MARKS.items())
-        + ". Each task is shown on its standard tier when it has one (else full, else smoke)."
+        + ". Each task is shown on its standard tier when it has one (else full, else smoke). \"holdout\": the same "
+        "comparison on the holdout tier (the standard shapes with seeds from the maintainers' secret, so public ids "
+        "cannot be replayed), where such runs are published."
     )
     if shown.empty:
         st.info("No task matches this search.")

@@ -698,3 +698,30 @@ def test_privacy_rows_mark_a_violation_and_the_non_private_reference():
     assert privacy_rows(df.drop(columns=["metric.declared_epsilon"])) == []
     # a task without declarations keeps its digest file as it was (no "privacy" key)
     assert "privacy" not in encode_digest(TaskDigest(task="t", area="a", family="f", paper="p", version="1", tier=None))
+
+
+def test_the_overview_holdout_column_compares_the_roles_on_holdout_runs(bundles):
+    """Holdout runs (secret seeds) give their own paper-vs-best-baseline column; a task without any says so."""
+    from bench.digest import _BundleData, decode_digest, encode_digest, task_digest
+    from leaderboard.digest import _score, overview_table
+
+    toy = bundles.records[bundles.records["task"] == "toy-mean"]
+    tier = toy["tier"].iloc[0]
+    held = toy[toy["tier"] == tier].assign(tier="holdout", key=lambda d: "h" + d["key"].str[1:])
+    held = held.assign(instance=held["instance"] + "-sh0123abcd")
+    # on the holdout tier the sample mean does worse: every error doubled
+    held["metric.abs_err"] = held["metric.abs_err"].where(held["method"] != "toy-sample-mean", held["metric.abs_err"] * 2)
+    data = _BundleData(records=pd.concat([bundles.records, held], ignore_index=True), tasks=bundles.tasks, claims=bundles.claims,
+                       methods=bundles.methods, paper_results=bundles.paper_results, claims_source=bundles.claims_source)  # fmt: skip
+    d = task_digest(data, "toy-mean")
+    assert d.tier == tier and "holdout" in d.tiers
+    (label, score), (base, base_score) = d.holdout["paper's method"], d.holdout["best baseline"]
+    assert label == "toy-sample-mean" and base is not None and np.isfinite(score[0])
+    assert score[0] < d.scores["paper's method"][0]  # the doubled errors show, on the holdout column only
+    again = decode_digest(json.loads(json.dumps(encode_digest(d))))
+    assert again.holdout == d.holdout
+    plain = task_digest(data, "knapsack")
+    assert plain.holdout == {} and "holdout" not in encode_digest(plain)  # other tasks' digest files stay as they were
+    rows = overview_table([d, plain]).set_index("task")["holdout"]
+    assert rows["toy-mean"] == f"{_score(score, 2)} vs {_score(base_score, 2)} ({base})" and "[" in rows["toy-mean"]
+    assert rows["knapsack"] == "no holdout runs"

@@ -74,6 +74,32 @@ def test_published_solutions_rescore_to_the_published_metrics(cli, task):
     assert rc == 0 and "mismatch" not in out, out + err
 
 
+#: Tasks whose published instances once hinged on CPU rounding (fixed in robust-gossip 2, monotone-regression 2,
+#: aligned-multiobjective 2) or whose metrics need a tolerance or are timed (eigen, influence), and one whose
+#: generated floats differ between CPUs (symmetric-games: numpy's exp): re-scored as on another CPU.
+OTHER_CPU = ("robust-gossip", "monotone-regression", "aligned-multiobjective", "eigenvalue-augmentation",
+             "influence-attribution", "symmetric-games")  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.long  # a fresh interpreter per task without numpy's SIMD paths: 10-60 s each
+@pytest.mark.parametrize("task", OTHER_CPU)
+def test_published_solutions_rescore_on_another_cpu(task):
+    """``bench verify`` with numpy on its baseline paths and OpenBLAS on its oldest kernels, as on another machine.
+
+    The bundles were made on an AVX2 or AVX-512 machine; numpy's SIMD targets cannot be added, but they can be
+    taken away (``NPY_DISABLE_CPU_FEATURES``), and OpenBLAS can be pinned to other kernels (``OPENBLAS_CORETYPE``).
+    """
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR", "OPENBLAS_CORETYPE": "Prescott"}
+    cmd = [sys.executable, "-m", "bench", "verify", "--task", task, "--results", str(RESULTS), "--sample", "1"]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    assert out.returncode == 0 and "mismatch" not in out.stdout, out.stdout + out.stderr[-2000:]
+
+
 @pytest.mark.long  # probes the method catalogue and reads every published record (about 5 s)
 def test_no_published_run_lies_in_its_methods_development_seeds():
     """A tuned variant's published runs never reuse the runs its settings were chosen on."""

@@ -317,16 +317,17 @@ class EigenvalueAugmentationTask(CatalogTask):
                 name="ratio",
                 direction="max",
                 description="lambda_min / the certified upper bound on the relaxation's optimum (<= OPT's ratio); "
-                "the bound comes out of an iterative solve whose last digits differ between CPUs (seen: 1e-8 "
-                "relative between an AVX-512 and an AVX2 machine), so bench verify compares it to 1e-6",
-                rtol=1e-6,
+                "the bound comes out of SCS (a first-order solver, eps 1e-7) whose iterates differ between CPUs: "
+                "still certified, but tight only to the solve (seen: 1e-8 relative between an AVX-512 and an AVX2 "
+                "machine, 2e-6 under OpenBLAS's oldest kernels), so bench verify compares it to 1e-4",
+                rtol=1e-4,
             ),
             Metric(
                 name="gain_ratio",
                 direction="max",
                 description="(lambda_min - lambda_min(M)) / (bound - lambda_min(M)): the share of the possible increase "
-                "(compared to 1e-6 by bench verify, as ratio)",
-                rtol=1e-6,
+                "(compared to 1e-4 by bench verify, as ratio)",
+                rtol=1e-4,
             ),
             Metric(
                 name="size",
