@@ -105,7 +105,11 @@ def verify_frame(
                 f"task is now version {task.meta.version}; the record is for {r['task_version']}"
             )
             continue
-        inst = task.load(r["instance"])
+        try:
+            inst = task.load(r["instance"])
+        except KeyError as exc:  # a holdout id without the secret, or an instance the task no longer lists
+            chk.detail = str(exc.args[0]) if exc.args else str(exc)
+            continue
         # the bytes the job ran on: the worker's where they differed from the planner's (bench.evaluator)
         recorded_digest = (
             r.get("env.instance_digest")

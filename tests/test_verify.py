@@ -164,3 +164,10 @@ def test_a_worker_whose_bytes_differ_runs_the_job_and_records_its_digest():
     assert res["status"] == "ok", res["reason"]
     assert res["environment"]["instance_digest"] == TASK.load(INSTANCE).digest
     assert res["environment"]["cpu_simd"] == environment.cpu_simd()
+
+
+def test_a_holdout_record_without_the_secret_is_unverifiable_not_a_crash(tmp_path, monkeypatch):
+    monkeypatch.delenv("BENCH_HOLDOUT_SECRET", raising=False)
+    df = _record(tmp_path, instance="uncorrelated-n1000-sh0123abcd")
+    (chk,) = verify_frame(df, tmp_path)
+    assert chk.outcome == "unverifiable" and "holdout" in chk.detail
