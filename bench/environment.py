@@ -109,7 +109,6 @@ def speed_probe() -> float:
 
 
 @functools.cache
-@functools.cache
 def cpu_simd() -> str:
     """Which CPU-specific float paths this process takes: numpy's SIMD targets and OpenBLAS's kernels.
 
@@ -142,6 +141,7 @@ def cpu_simd() -> str:
     return "; ".join(parts)
 
 
+@functools.cache
 def capture() -> dict[str, Any]:
     """Everything needed to say where and with what a result was produced."""
     from bench import __version__

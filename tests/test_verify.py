@@ -171,3 +171,9 @@ def test_a_holdout_record_without_the_secret_is_unverifiable_not_a_crash(tmp_pat
     df = _record(tmp_path, instance="uncorrelated-n1000-sh0123abcd")
     (chk,) = verify_frame(df, tmp_path)
     assert chk.outcome == "unverifiable" and "holdout" in chk.detail
+
+
+def test_the_environment_is_read_once_per_process():
+    """capture() runs git twice; every record reads it, so it must be cached (a lost cache cost ~5 s a sweep)."""
+    assert environment.capture() is environment.capture()
+    assert environment.capture()["cpu_simd"] == environment.cpu_simd()
