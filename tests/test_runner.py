@@ -132,6 +132,7 @@ def test_dask_backend_matches_local(tmp_path):
     assert rl == rd and dask.counts["ok"] == len(dask.keys)
 
 
+@pytest.mark.long  # 13 s; make test keeps the Dask sweep that must match the local one
 def test_dask_backend_survives_misbehaving_methods(tmp_path):
     pytest.importorskip("distributed")
     res = run_sweep(_opts(tmp_path, methods=["chaos-crash", "chaos-hang", "chaos-ok"], instances=TWO[:1], backend="dask", budget=0.5))
