@@ -119,17 +119,11 @@ def verify_frame(
         # Generated float data can differ in its last bits from one CPU to another (numpy's SIMD
         # paths for exp/log/..., OpenBLAS's kernels): the digest then differs although the
         # instance is the same one. The re-scored metrics decide; the detail says the bytes differ.
-        bytes_differ = (
-            isinstance(recorded_digest, str)
-            and bool(recorded_digest)
-            and inst.digest != recorded_digest
-        )
-        if bytes_differ:
-            ran_on = (
-                _text(r.get("env.cpu_simd")) or f"{r.get('env.cpu_model', '?')}, SIMD not recorded"
-            )
-            differ_note = (
-                f"instance bytes differ from the run's (digest {recorded_digest[:12]}, here {inst.digest[:12]};"
+        note = ""  # "; instance bytes differ ...", appended to whatever the re-score says
+        if isinstance(recorded_digest, str) and recorded_digest and inst.digest != recorded_digest:
+            ran_on = _text(r.get("env.cpu_simd")) or f"{r.get('env.cpu_model', '?')}, SIMD not recorded"
+            note = (
+                f"; instance bytes differ from the run's (digest {recorded_digest[:12]}, here {inst.digest[:12]};"
                 f" the run's CPU: {ran_on}, this one: {environment.cpu_simd() or '?'})"
             )
         try:
@@ -139,13 +133,10 @@ def verify_frame(
                 chk.outcome, chk.detail = "match", f"still invalid: {exc}"
             else:
                 chk.outcome, chk.detail = "mismatch", f"recorded ok, now invalid: {exc}"
-            if bytes_differ:
-                chk.detail += f"; {differ_note}"
+            chk.detail += note
             continue
         if r["status"] == "invalid":
-            chk.outcome, chk.detail = "mismatch", "recorded invalid, now accepted"
-            if bytes_differ:
-                chk.detail += f"; {differ_note}"
+            chk.outcome, chk.detail = "mismatch", "recorded invalid, now accepted" + note
             continue
         bad, timed = [], []
         specs = {m.name: m for m in task.meta.metrics}
@@ -168,6 +159,6 @@ def verify_frame(
             chk.detail += (
                 f" ({len(timed)} timed on the run's machine not compared: {', '.join(timed)})"
             )
-        if bytes_differ:
-            chk.detail += f"; {differ_note}" + ("" if bad else ", and every compared metric agrees")
+        if note:
+            chk.detail += note + ("" if bad else ", and every compared metric agrees")
     return out
