@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.evaluator import probe_catalog
-from bench.registry import discover_tasks, unknown_message
+from bench.registry import UnknownNameError, find_task, unknown_message
 from bench.runner import RunOptions, run_sweep
 from bench.scaffold import NAME_RE
 
@@ -77,13 +77,19 @@ def validate(target: str, *, jobs: int = 1, memory_mb: float = 4096.0, progress:
         if not Path(target).exists():
             raise FileNotFoundError(f"{target}: no such file")
         extra = (str(Path(target).resolve()),)
-    catalog, errors = probe_catalog(extra)
+    # a file is probed alone (importing every family costs seconds), then beside the
+    # families of the tasks it names, which is what a sweep will import: a name that
+    # clashes with a registered method fails discovery here, not in the first sweep
+    catalog, errors = probe_catalog(extra, families=() if extra else None)
     methods, extra = _methods_for(target, catalog)
-    file_errors = [e for e in errors if not extra or extra[0] in e or Path(extra[0]).stem in e]
+    if extra and methods:
+        families = sorted({find_task(t).meta.family for m in methods for t in m["tasks"] if _known_task(t)})
+        if families:
+            errors = [*errors, *probe_catalog(extra, families=tuple(families))[1]]
+    file_errors = list(dict.fromkeys(e for e in errors if not extra or extra[0] in e or Path(extra[0]).stem in e))
     if file_errors or not methods:
         report.add(target, "discovery", False, "; ".join(file_errors) or "no method is registered in it (missing @method?)")
         return report
-    tasks = discover_tasks()
     for m in methods:
         name = m["name"]
         report.add(name, "discovery", True, m["source"])
@@ -94,7 +100,7 @@ def validate(target: str, *, jobs: int = 1, memory_mb: float = 4096.0, progress:
             problems.append(f"kind {m['kind']!r} must be 'method' or 'baseline'")
         if not m["tasks"]:
             problems.append("tasks=[...] is empty")
-        problems += [unknown_message("task", t, tasks.names()) for t in m["tasks"] if t not in tasks]
+        problems += [_unknown_task(t) for t in m["tasks"] if not _known_task(t)]
         if not str(m["version"]).strip():
             problems.append("version is empty")
         if not report.add(name, "metadata", not problems, "; ".join(problems) or "ok"):
@@ -108,6 +114,22 @@ def validate(target: str, *, jobs: int = 1, memory_mb: float = 4096.0, progress:
         for task in m["tasks"]:
             _smoke(report, m, task, extra, jobs, memory_mb, progress)
     return report
+
+
+def _known_task(name: str) -> bool:
+    try:
+        find_task(name)
+    except UnknownNameError:
+        return False
+    return True
+
+
+def _unknown_task(name: str) -> str:
+    try:
+        find_task(name)
+    except UnknownNameError as exc:
+        return str(exc)
+    return ""
 
 
 def determinism_check(first: list[Any], again: dict[str, Any]) -> tuple[bool, str]:

@@ -18,6 +18,7 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import json
 import os
 import pkgutil
 import sys
@@ -154,12 +155,63 @@ def register_task(cls: type[Task]) -> type[Task]:
 
 _task_instances: dict[str, Task] = {}
 
+#: Task name -> the module that registers it, for the tasks of this checkout (``tasks/index.json``).
+#: Only a shortcut: :func:`find_task` falls back to full discovery for a name it lacks or
+#: a module that no longer registers it. ``tests/test_registry.py`` keeps it current.
+TASK_INDEX = Path(__file__).resolve().parent.parent / "tasks" / "index.json"
+
+
+def _task_index() -> dict[str, str]:
+    try:
+        raw = json.loads(TASK_INDEX.read_text())
+    except (OSError, ValueError):
+        return {}
+    tasks = raw.get("tasks") if isinstance(raw, dict) else None
+    return {str(k): str(v) for k, v in tasks.items()} if isinstance(tasks, dict) else {}
+
+
+def task_index_from_registry() -> dict[str, str]:
+    """What ``tasks/index.json`` should hold: every task of the ``tasks`` package and its module."""
+    discover_tasks()
+    return {name: cls.__module__ for name, cls in TASKS.items() if cls.__module__.split(".")[0] == "tasks"}
+
+
+def write_task_index() -> Path:
+    """Rewrite ``tasks/index.json`` from full discovery (``python scripts/write_task_index.py``)."""
+    body = {
+        "comment": "task name -> module; a shortcut for bench.registry.find_task, rewritten by `python scripts/write_task_index.py`",
+        "tasks": dict(sorted(task_index_from_registry().items())),
+    }
+    TASK_INDEX.write_text(json.dumps(body, indent=1) + "\n")
+    return TASK_INDEX
+
+
+def find_task(name: str) -> type[Task]:
+    """The task class registered as ``name``, importing as little as it can.
+
+    Importing every family (torch, scikit-learn, matplotlib...) costs seconds,
+    and every runner and worker process looks a task up. So, in order: the
+    registry; the module ``tasks/index.json`` names; the task files of
+    ``BENCH_TASK_PATHS`` and the ``bench.tasks`` entry points; then full
+    discovery, whose error suggests close names.
+    """
+    if name in TASKS:
+        return TASKS.get(name)
+    module = _task_index().get(name)
+    if module is not None and "tasks" not in _discovered:
+        _safe_import(module)
+        if name in TASKS:
+            return TASKS.get(name)
+    _discover_task_plugins()
+    if name in TASKS:
+        return TASKS.get(name)
+    return discover_tasks().get(name)
+
 
 def get_task(name: str) -> Task:
-    """The (cached) task object registered as ``name``; discovers tasks first."""
-    discover_tasks()
+    """The (cached) task object registered as ``name`` (see :func:`find_task`)."""
     if name not in _task_instances:
-        _task_instances[name] = TASKS.get(name)()
+        _task_instances[name] = find_task(name)()
     return _task_instances[name]
 
 
@@ -468,6 +520,9 @@ def _safe_import(modname: str) -> None:
 
 
 def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):  # the file and line are the error's own, not the importer's frame
+        where = f" ({exc.filename}, line {exc.lineno})" if exc.filename else ""
+        return f"{type(exc).__name__}: {exc.msg}{where}"
     tb = traceback.extract_tb(exc.__traceback__)
     where = f" ({Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
     return f"{type(exc).__name__}: {exc}{where}"
@@ -507,11 +562,10 @@ def plugin_paths(var: str = "BENCH_PLUGIN_PATHS") -> list[str]:
     return [p for p in raw.split(os.pathsep) if p]
 
 
-def discover_tasks() -> Registry[type[Task]]:
-    """Import the ``tasks`` package and ``bench.tasks`` entry points once."""
-    if "tasks" not in _discovered:
-        _discovered.add("tasks")
-        _import_package_tree("tasks")
+def _discover_task_plugins() -> None:
+    """Import the ``bench.tasks`` entry points and the files of ``BENCH_TASK_PATHS`` once."""
+    if "task-plugins" not in _discovered:
+        _discovered.add("task-plugins")
         for ep in entry_points(group="bench.tasks"):
             try:
                 ep.load()
@@ -519,6 +573,14 @@ def discover_tasks() -> Registry[type[Task]]:
                 DISCOVERY_ERRORS.append(DiscoveryError(f"entry point {ep.name}", _one_line(exc)))
         for p in plugin_paths("BENCH_TASK_PATHS"):
             import_path(p, prefix="bench_task_")
+
+
+def discover_tasks() -> Registry[type[Task]]:
+    """Import the whole ``tasks`` package, ``bench.tasks`` entry points and task files once."""
+    if "tasks" not in _discovered:
+        _discovered.add("tasks")
+        _import_package_tree("tasks")
+        _discover_task_plugins()
     return TASKS
 
 
@@ -550,3 +612,4 @@ def discover_methods(extra_paths: Iterable[str] = (), families: Iterable[str] | 
     for p in [*plugin_paths(), *extra_paths]:
         import_path(p)
     return METHODS
+

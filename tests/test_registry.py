@@ -513,6 +513,53 @@ def test_import_path_syntax_error_is_recorded(clean_registries, tmp_path):
     import_path(f)
     assert len(DISCOVERY_ERRORS) == n + 1
     assert DISCOVERY_ERRORS[-1].error.startswith("SyntaxError")
+    # the error names the plugin's own file and line, not the importer's frame
+    assert DISCOVERY_ERRORS[-1].error.endswith(f"({f}, line 1)")
+
+
+# ----------------------------------------------------------------------------- lazy task lookup
+
+
+def test_the_task_index_is_current():
+    """tasks/index.json names every task of the tasks package and its module (rewrite: scripts/write_task_index.py)."""
+    committed = json.loads(registry.TASK_INDEX.read_text())["tasks"]
+    assert committed == registry.task_index_from_registry(), "tasks/index.json is stale: run `python scripts/write_task_index.py`"
+
+
+def _fresh_python(code: str, env: dict[str, str] | None = None) -> str:
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, **(env or {})}, check=True)  # fmt: skip
+    return out.stdout.strip().splitlines()[-1]
+
+
+def test_looking_up_a_task_imports_its_module_only():
+    """A runner or worker that needs knapsack must not pay for torch and the other families."""
+    loaded = _fresh_python("""
+        import sys
+        from bench.registry import get_task
+        get_task("knapsack")
+        print(sorted({m.split(".")[1] for m in sys.modules if m.startswith("tasks.")} | ({"torch"} & set(sys.modules))))
+    """)
+    assert loaded == "['knapsack']"
+
+
+def test_a_stale_index_entry_falls_back_to_full_discovery(tmp_path):
+    """The index is a shortcut only: a wrong module, or a task it lacks, is still found (or suggested)."""
+    index = tmp_path / "index.json"
+    index.write_text(json.dumps({"tasks": {"knapsack": "tasks.no_such_module", "maxcut": "tasks.knapsack"}}))
+    out = _fresh_python(f"""
+        from bench import registry
+        registry.TASK_INDEX = __import__("pathlib").Path({str(index)!r})
+        a = registry.get_task("knapsack").meta.name
+        b = registry.get_task("maxcut").meta.name
+        try:
+            registry.get_task("knapsak")
+        except registry.UnknownNameError as exc:
+            print(a, b, "|", exc)
+    """)
+    assert out == "knapsack maxcut | unknown task 'knapsak'; did you mean 'knapsack'?"
 
 
 def test_import_path_registers_methods_once(clean_registries, tmp_path):
