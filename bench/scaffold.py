@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bench.environment import repo_root
 
-__all__ = ["render_method", "new_method_path", "write_method", "write_family", "NAME_RE", "FAMILY_RE"]
+__all__ = ["render_method", "render_module", "new_method_path", "write_method", "write_family", "NAME_RE", "FAMILY_RE"]
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 #: A family name: a Python identifier in lower case (``graph_coloring``; ``-`` is read as ``_``).
@@ -59,14 +59,29 @@ def solve(instance, *, seed: int, budget: float):
 '''
 
 
-def render_method(task_name: str, family: str, body: str, name: str, kind: str) -> str:
-    """Source of a new method file; ``body`` is the task's template (a function body)."""
+def _check_name_kind(name: str, kind: str) -> None:
     if not NAME_RE.match(name):
         raise ValueError(f"method name {name!r} must be lower case letters, digits, '-' or '_'")
     if kind not in ("method", "baseline"):
         raise ValueError(f"--kind must be 'method' or 'baseline', got {kind!r}")
+
+
+def is_module_template(template: str) -> bool:
+    """Whether a task's template is a whole module (a class with ``select``) rather than a ``solve`` body."""
+    return "@method(" in template
+
+
+def render_method(task_name: str, family: str, body: str, name: str, kind: str) -> str:
+    """Source of a new method file; ``body`` is the task's template (a function body)."""
+    _check_name_kind(name, kind)
     body = textwrap.indent(textwrap.dedent(body).strip("\n"), "    ")
     return _TEMPLATE.format(name=name, kind=kind, task=task_name, family=family, body=body)
+
+
+def render_module(template: str, name: str, kind: str) -> str:
+    """Source of a new method file from a whole-module template (``{name}``, ``{kind}``; braces doubled)."""
+    _check_name_kind(name, kind)
+    return template.format(name=name, kind=kind)
 
 
 def new_method_path(family: str, name: str, kind: str) -> Path:

@@ -404,7 +404,10 @@ class Task:
     """
 
     meta: ClassVar[TaskMeta]
-    #: Body of ``solve`` written by ``bench new-method``; must return a valid solution.
+    #: What ``bench new-method`` writes; the result must pass ``bench validate`` as written.
+    #: Either the body of ``solve`` (batch tasks) or, for interactive tasks, a whole module
+    #: holding one ``@method`` class with ``select`` (``{name}`` and ``{kind}`` are filled in,
+    #: other braces doubled).
     template: ClassVar[str] = ""
     #: Directory holding ``claims.toml`` / ``paper_results.csv``; set by the registry.
     data_dir: ClassVar[Path | None] = None
@@ -475,13 +478,15 @@ class Task:
     def scaffold(self, name: str, kind: str) -> str:
         """Source of a new method file for this task (``bench new-method``).
 
-        The default wraps :attr:`template` in a ``solve`` function; interactive
-        tasks override this to write a class with ``select``.
+        A ``solve`` body in :attr:`template` is wrapped in a ``solve`` function;
+        a whole-module template (interactive tasks) is filled in as it is.
         """
-        from bench.scaffold import render_method
+        from bench.scaffold import is_module_template, render_method, render_module
 
         if not self.template:
             raise NotImplementedError(f"task {self.meta.name} has no method template")
+        if is_module_template(self.template):
+            return render_module(self.template, name, kind)
         return render_method(self.meta.name, self.meta.family, self.template, name, kind)
 
     # -- claims and paper numbers (data) ---------------------------------------

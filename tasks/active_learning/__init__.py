@@ -307,6 +307,7 @@ class ActiveLearning(Task):
         interactive=True,
         budgets={"smoke": 10.0, "standard": 120.0, "full": 600.0},
     )
+    template = _TEMPLATE
 
     def instances(self, tier: str) -> list[InstanceSpec]:
         if tier not in TIER_IDS:
@@ -378,12 +379,3 @@ class ActiveLearning(Task):
 
     def evaluate(self, instance: Instance, solution: Any) -> dict[str, float]:
         return replay(instance.private["pool"], solution)
-
-    def scaffold(self, name: str, kind: str) -> str:
-        from bench.scaffold import NAME_RE
-
-        if not NAME_RE.match(name):
-            raise ValueError(f"method name {name!r} must be lower case letters, digits, '-' or '_'")
-        if kind not in ("method", "baseline"):
-            raise ValueError(f"--kind must be 'method' or 'baseline', got {kind!r}")
-        return _TEMPLATE.format(name=name, kind=kind)

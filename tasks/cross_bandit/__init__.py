@@ -148,6 +148,69 @@ def _summary(reg: np.ndarray) -> dict[str, float]:
     }
 
 
+_TEMPLATE = '''\
+"""{name}: a cross-learning contextual bandit learner for the ``cross-learning-bandit`` task.
+
+Protocol (see tasks/cross_bandit/README.md): one object plays ``S = len(horizons) * R``
+independent streams at once, longest horizon first. Every round ``select`` gets
+``state["t"]``, ``state["contexts"]`` (int, one per stream still playing) and
+``state["feedback"]`` (float ``(n_prev, C)``: row ``j`` is last round's loss of the action
+stream ``j`` played, in *every* context) and returns one action in ``[0, K)`` per stream.
+Streams must not share what they learn.
+
+Deviations from the reference
+-----------------------------
+List every departure from the paper or its official code, and why.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench import method
+
+
+@method(
+    name="{name}",
+    kind="{kind}",
+    tasks=["cross-learning-bandit"],
+    reference="",
+    version="1",
+    params={{"eta": 0.05}},
+    deterministic=True,
+)
+class Learner:
+    """A starting point: exponential weights per (stream, context) on the observed loss rows."""
+
+    def __init__(self, instance, *, seed: int, budget: float, eta: float):
+        d = instance.data
+        self.K, self.C, self.R = int(d["K"]), int(d["C"]), int(d["R"])
+        streams = self.R * len(d["horizons"])
+        self.cum = np.zeros((streams, self.C, self.K))  # estimated cumulative loss
+        self.eta = float(eta)
+        self.rng = np.random.default_rng(seed)
+        self.last = None  # (contexts, actions, probabilities) of the previous round
+
+    def select(self, state):
+        fb = np.asarray(state["feedback"], dtype=np.float64)
+        if self.last is not None and len(fb):
+            _, acts, prob = self.last
+            n = len(fb)
+            rows = np.arange(n)
+            # the played action's loss is seen in every context: importance-weight it there
+            self.cum[rows, :, acts[:n]] += fb / prob[:n, None]
+        ctx = np.asarray(state["contexts"], dtype=np.int64)
+        rows = np.arange(len(ctx))
+        z = -self.eta * self.cum[rows, ctx]
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        u = self.rng.random(len(ctx))
+        acts = np.minimum((np.cumsum(p, axis=1) < u[:, None]).sum(axis=1), self.K - 1)
+        self.last = (ctx, acts, p[rows, acts])
+        return acts.astype(np.int16)
+'''
+
+
 @register_task
 class CrossLearningBandit(CatalogTask):
     """Regret of a cross-learning contextual bandit learner, as quantiles over replications.
@@ -236,6 +299,7 @@ class CrossLearningBandit(CatalogTask):
         budgets={"smoke": 30.0, "standard": 300.0, "full": 3600.0},
     )
     catalog = CATALOG
+    template = _TEMPLATE
 
     def spec(self, fields: dict[str, Any]) -> InstanceSpec:
         params = {**fields, "horizons": E.horizons(fields["T"])}

@@ -140,6 +140,51 @@ def _draw(s: Spec, mix: T.Mixture | None, count: int, rng: np.random.Generator) 
     return T.sample_quantum_oscillator(s.n, count, rng)[0]
 
 
+_TEMPLATE = '''\
+"""{name}: a generative model on a manifold for the ``manifold-diffusion`` task.
+
+Protocol (see tasks/manifold_diffusion/README.md): ``select`` is called twice. First with
+``{{"phase": "train", "train_iters", "batch_size", "train_seconds"}}``: train on
+``instance.data["train"]`` within ``train_seconds`` and return ``None``. Then with
+``{{"phase": "sample", "n", "sample_steps"}}``: return ``n`` points in the same representation
+as the training points (angles for the torus, unit vectors for S^2, matrices for SO(n), U(n)).
+
+Deviations from the reference
+-----------------------------
+List every departure from the paper or its official code, and why.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench import method
+
+
+@method(
+    name="{name}",
+    kind="{kind}",
+    tasks=["manifold-diffusion"],
+    reference="",
+    version="1",
+    params={{}},
+    deterministic=True,
+)
+class Model:
+    """A starting point that trains nothing and resamples the training points (a memoriser)."""
+
+    def __init__(self, instance, *, seed: int, budget: float):
+        self.train = np.asarray(instance.data["train"])
+        self.rng = np.random.default_rng(seed)
+
+    def select(self, state):
+        if state["phase"] == "train":
+            return None  # fit your model here, within state["train_seconds"]
+        pick = self.rng.integers(0, len(self.train), size=int(state["n"]))
+        return self.train[pick]
+'''
+
+
 @functools.lru_cache(maxsize=16)
 def _load(instance_id: str) -> Instance:
     s = spec(instance_id)
@@ -232,6 +277,7 @@ class ManifoldDiffusion(Task):
         # train_seconds + SAMPLE_ALLOWANCE of each tier, as budget() computes them
         budgets={"smoke": 23.0, "standard": 100.0, "full": 1080.0},
     )
+    template = _TEMPLATE
 
     def instances(self, tier: str) -> list[InstanceSpec]:
         """Instances of ``tier`` (``smoke``, ``standard``, ``full``) in a stable order."""

@@ -373,10 +373,59 @@ class SamplingSession(Session):
         }
 
 
-_TEMPLATE = """\
-    # A session-driven method: see methods/sampling/ and common/sampling/driver.py.
-    raise NotImplementedError
+_TEMPLATE = '''\
+"""{name}: a sampler for the ``log-concave-sampling`` task.
+
+Protocol (see tasks/sampling/README.md): the first state carries the particles' start
+``x0`` (``(N, d)``) and the target's constants (``alpha``, ``beta``, ``eps``, ``max_rounds``,
+``max_batch_floats``). Answer ``{{"query": X}}`` to ask for ``grad V`` at the rows of ``X``
+(one adaptive round; the next state's ``"grad"`` holds it), ``{{"snapshot": S}}`` to have the
+task score ``N`` particles along the way, and ``{{"samples": S}}`` to finish.
+
+Deviations from the reference
+-----------------------------
+List every departure from the paper or its official code, and why.
 """
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench import method
+
+
+@method(
+    name="{name}",
+    kind="{kind}",
+    tasks=["log-concave-sampling"],
+    reference="",
+    version="1",
+    params={{"max_steps": 300}},
+    deterministic=True,
+)
+class Sampler:
+    """A starting point: unadjusted Langevin steps ``x - delta grad V(x) + sqrt(2 delta) xi``, one round each."""
+
+    def __init__(self, instance, *, seed: int, budget: float, max_steps: int):
+        self.rng = np.random.default_rng(seed)
+        self.max_steps = int(max_steps)
+        self.x = None
+        self.steps = 0
+
+    def select(self, state):
+        if self.x is None:  # the first state: start and constants
+            self.x = np.array(state["x0"], dtype=np.float64)
+            self.delta = state["eps"] / (np.sqrt(state["d"]) * state["beta"])
+            wanted = int(np.ceil(1.0 / (state["alpha"] * self.delta)))
+            self.n_steps = max(1, min(wanted, self.max_steps, state["max_rounds"] - 1))
+            return {{"query": self.x}}
+        noise = self.rng.standard_normal(self.x.shape)
+        self.x = self.x - self.delta * state["grad"] + np.sqrt(2.0 * self.delta) * noise
+        self.steps += 1
+        if self.steps >= self.n_steps:
+            return {{"samples": self.x}}
+        return {{"query": self.x}}
+'''
 
 
 @register_task
