@@ -66,9 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    s = sub.add_parser("list", help="list tasks, methods or instances")
-    s.add_argument("what", nargs="?", default="tasks", choices=["tasks", "methods", "instances"])
-    s.add_argument("--task", help="task whose methods or instances to list")
+    s = sub.add_parser("list", help="list tasks, methods, instances or the store's sweeps")
+    s.add_argument("what", nargs="?", default="tasks", choices=["tasks", "methods", "instances", "sweeps"])
+    s.add_argument("--task", help="task whose methods, instances or sweeps to list")
+    s.add_argument("--store", help="run store whose sweeps to list (default .bench/runs or $BENCH_STORE)")
+    s.add_argument("--format", choices=["table", "json"], default="table", help="json: one object per row, every field")
     s.add_argument(
         "--tier",
         default=None,
@@ -78,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--plugin", action="append", default=[], help="extra method file or directory")
 
     s = sub.add_parser("run", help="run a sweep (task x instances x methods x seeds)")
-    s.add_argument("--task", required=True)
+    s.add_argument("--task", required=True, help="a task name (`bench list tasks`), or `all`: one sweep per task, in turn")
     s.add_argument("--method", action="extend", nargs="+", dest="methods", help="methods to run (default: all that solve the task)")
     s.add_argument("--kind", action="append", choices=["method", "baseline"], help="only methods of this kind")
     s.add_argument("--instances", action="extend", nargs="+", help="instance ids (default: the tier's)")
@@ -101,6 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--grid", action="store_true", help="expand the methods' parameter grids")
     s.add_argument("--plugin", action="append", default=[], help="extra method file or directory")
     s.add_argument("--no-progress", action="store_true")
+    s.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the plan (jobs per method, instances, jobs the store already holds, estimated time) and run nothing",
+    )
 
     s = sub.add_parser("show", help="the result table of a task")
     s.add_argument("--task", required=True)
@@ -232,22 +239,43 @@ def _console(stderr: bool = False) -> Any:
 
 
 def cmd_list(a: argparse.Namespace) -> int:
+    from rich.markup import escape
     from rich.table import Table
 
     from bench.registry import DISCOVERY_ERRORS, discover_tasks, get_task
     from bench.task import TIERS
 
     con = _console()
+    if a.what == "sweeps":
+        return _list_sweeps(a, con)
     if a.what == "tasks":
         reg = discover_tasks()
-        t = Table(title="tasks")
-        for c in ("name", "version", "family", "paper", "primary", "smoke", "standard", "full"):
-            t.add_column(c)
+        rows = []
         for name in reg.names():
             task = get_task(name)
             m = task.meta
-            sizes = [str(len(task.instances(tier))) for tier in TIERS]
-            t.add_row(name, m.version, m.family, m.paper.title if m.paper else "–", f"{m.primary} ({m.metric(m.primary).direction})", *sizes)
+            rows.append({
+                "name": name, "version": m.version, "family": m.family, "area": m.area,
+                "paper": m.paper.title if m.paper else None, "primary": m.primary,
+                "direction": m.metric(m.primary).direction, "interactive": m.interactive,
+                **{tier: len(task.instances(tier)) for tier in TIERS},
+            })  # fmt: skip
+        if a.format == "json":
+            return _print_json(rows)
+        narrow = con.width < 130  # names are what one types: never cut them, leave the paper out instead
+        from rich import box
+
+        t = Table(title="tasks" + (" (papers: widen the terminal, or --format json)" if narrow else ""))
+        cols: tuple[str, ...] = ("name", "version", "family", "paper", "primary", *TIERS)
+        if narrow:
+            t = Table(title=t.title, box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
+            cols = ("name", "version", "primary", *TIERS)
+        short = {"version": "v", "standard": "std"} if narrow else {}
+        for c in cols:
+            t.add_column(short.get(c, c), no_wrap=c != "paper", justify="right" if c in TIERS else "left")
+        for r in rows:
+            cells = {**r, "paper": r["paper"] or "–", "primary": f"{r['primary']} ({r['direction']})"}
+            t.add_row(*(escape(str(cells[c])) for c in cols))
         con.print(t)
     elif a.what == "instances":
         if not a.task:
@@ -255,8 +283,9 @@ def cmd_list(a: argparse.Namespace) -> int:
         task = get_task(a.task)
         tiers = [a.tier] if a.tier else list(TIERS)
         t = Table(title=f"instances of {a.task}")
+        rows_i: list[dict[str, Any]] = []
         for c in ("tier", "id", "params", "tags"):
-            t.add_column(c)
+            t.add_column(c, no_wrap=c == "id")
         for tier in tiers:
             if tier == "holdout":
                 from bench.holdout import HoldoutUnavailable
@@ -272,7 +301,11 @@ def cmd_list(a: argparse.Namespace) -> int:
             else:
                 specs = task.instances(tier)
             for spec in specs:
-                t.add_row(tier, spec.id, json.dumps(spec.params), ",".join(spec.tags))
+                rows_i.append({"tier": tier, "id": spec.id, "params": spec.params, "tags": list(spec.tags)})
+        if a.format == "json":
+            return _print_json(rows_i)
+        for r in rows_i:
+            t.add_row(r["tier"], r["id"], escape(json.dumps(r["params"])), ",".join(r["tags"]))
         con.print(t)
     else:
         from bench.evaluator import probe_catalog
@@ -280,19 +313,77 @@ def cmd_list(a: argparse.Namespace) -> int:
         catalog, errors = probe_catalog(tuple(a.plugin))
         if a.task:
             get_task(a.task)
+        chosen = [m for m in sorted(catalog, key=lambda m: (m["kind"] != "method", m["name"])) if not a.task or a.task in m["tasks"]]
+        if a.format == "json":
+            keep = ("name", "kind", "tasks", "version", "deterministic", "reference", "description", "params", "source")
+            return _print_json([{k: m.get(k) for k in keep} for m in chosen])
         t = Table(title="methods" + (f" for {a.task}" if a.task else ""))
         for c in ("name", "kind", "tasks", "version", "deterministic", "reference"):
-            t.add_column(c)
-        for m in sorted(catalog, key=lambda m: (m["kind"] != "method", m["name"])):
-            if a.task and a.task not in m["tasks"]:
-                continue
-            t.add_row(m["name"], m["kind"], ",".join(m["tasks"]), str(m["version"]), "yes" if m["deterministic"] else "no", m["reference"])
+            t.add_column(c, no_wrap=c in ("name", "kind"))
+        for m in chosen:
+            t.add_row(escape(m["name"]), m["kind"], escape(",".join(m["tasks"])), escape(str(m["version"])), "yes" if m["deterministic"] else "no", escape(m["reference"]))
         con.print(t)
-        for e in errors:
-            con.print(f"[yellow]warning: could not import {e}[/]")
-    for e in DISCOVERY_ERRORS:
-        con.print(f"[yellow]warning: could not import {e}[/]")
+        family = get_task(a.task).meta.family if a.task else None
+        for e in _relevant_errors([*errors, *map(str, DISCOVERY_ERRORS)], family):
+            con.print(f"[yellow]warning: could not import {escape(e)}[/]")
+        return 0
+    for e in _relevant_errors([str(e) for e in DISCOVERY_ERRORS], None):
+        con.print(f"[yellow]warning: could not import {escape(e)}[/]")
     return 0
+
+
+def _print_json(rows: list[dict[str, Any]]) -> int:
+    sys.stdout.write(json.dumps(rows, indent=1, default=str) + "\n")
+    return 0
+
+
+def _list_sweeps(a: argparse.Namespace, con: Any) -> int:
+    """The store's sweeps, oldest first: the ids ``publish --sweep`` takes, with what each ran."""
+    import datetime as dt
+
+    from rich.markup import escape
+    from rich.table import Table
+
+    from bench.registry import get_task
+    from bench.store import Store
+
+    if a.task:
+        get_task(a.task)
+    store = Store(a.store)
+    sweeps = store.sweeps(a.task)
+    if not sweeps:
+        con.print(f"no sweeps in {store.root}" + (f" for {a.task}" if a.task else "") + "; `python -m bench run --task TASK` makes one")
+        return 0
+    t = Table(title=f"sweeps in {store.root}" + (f" for {a.task}" if a.task else ""))
+    for c in ("sweep", "task", "tier", "started (UTC)", "done", "jobs", "statuses", "methods"):
+        t.add_column(c, no_wrap=c in ("sweep", "task"))
+    for m in sweeps:
+        recs = [r for k in m.keys if (r := store.get(m.task, k)) is not None]
+        counts: dict[str, int] = {}
+        for r in recs:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        methods = sorted({r.method for r in recs})
+        when = dt.datetime.fromtimestamp(m.started_at, dt.UTC).strftime("%Y-%m-%d %H:%M")
+        t.add_row(
+            m.sweep, m.task, str((m.args or {}).get("tier") or "?"), when, "yes" if m.finished_at else "no",
+            str(len(m.keys)), " ".join(f"{k}:{v}" for k, v in sorted(counts.items())) or "–",
+            escape(", ".join(methods)) or "–",
+        )
+    con.print(t)
+    return 0
+
+
+def _relevant_errors(errors: list[str], family: str | None) -> list[str]:
+    """Import errors once each; with ``family``, only that family's modules, plugin files and entry points."""
+    out: list[str] = []
+    for e in errors:
+        module = e.split(": ", 1)[0]
+        top, _, rest = module.partition(".")
+        if family and top in ("tasks", "methods", "baselines", "common") and rest.split(".")[0] != family:
+            continue
+        if e not in out:
+            out.append(e)
+    return out
 
 
 def _run_tier(task_name: str, tier: str | None, instances: list[str] | None) -> str:
@@ -323,15 +414,11 @@ def _run_tier(task_name: str, tier: str | None, instances: list[str] | None) -> 
     return tier
 
 
-def cmd_run(a: argparse.Namespace) -> int:
-    from bench.registry import get_task
-    from bench.report import render_table, speed_note, summary_table
-    from bench.runner import RunOptions, run_sweep
-    from bench.store import records_frame
+def _run_options(a: argparse.Namespace, task: str) -> Any:
+    from bench.runner import RunOptions
 
-    a.tier = _run_tier(a.task, a.tier, a.instances)
-    opts = RunOptions(
-        task=a.task,
+    return RunOptions(
+        task=task,
         methods=a.methods,
         kinds=a.kind,
         instances=a.instances,
@@ -350,21 +437,135 @@ def cmd_run(a: argparse.Namespace) -> int:
         grid=a.grid,
         extra_paths=tuple(str(Path(p).resolve()) for p in a.plugin),
         progress=not a.no_progress,
-        command="python -m bench " + " ".join(shlex.quote(x) for x in a.argv),
+        command="python -m bench " + " ".join(shlex.quote(x) for x in _argv_for(a.argv, task)),
     )
+
+
+def _argv_for(argv: list[str], task: str) -> list[str]:
+    """``argv`` with ``--task all`` read as ``--task TASK``: each sweep records the command that reruns it."""
+    out = list(argv)
+    for i, x in enumerate(out):
+        if x == "--task" and i + 1 < len(out):
+            out[i + 1] = task
+        elif x.startswith("--task="):
+            out[i] = f"--task={task}"
+    return out
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    if a.task == "all":
+        return _run_all(a)
+    a.tier = _run_tier(a.task, a.tier, a.instances)
+    if a.dry_run:
+        return _dry_run(a, a.task, _console())
+    return _run_one(a, a.task)
+
+
+def _run_all(a: argparse.Namespace) -> int:
+    """``--task all``: one sweep per registered task, in name order; the exit code is the worst."""
+    from bench.registry import discover_tasks
+
+    given = [f for f, v in (("--method", a.methods), ("--instances", a.instances), ("--param", a.param)) if v]
+    if given:
+        raise _Usage(f"--task all takes no {', '.join(given)}: those name one task's methods, instances or parameters")
+    names = discover_tasks().names()
+    a.tier = a.tier or "smoke"
+    con = _console()
+    if a.dry_run:
+        return max(_dry_run(a, name, con) for name in names)
+    codes = {}
+    for name in names:
+        con.rule(f"{name} [{a.tier}]")
+        codes[name] = _run_one(a, name)
+    bad = [n for n, c in codes.items() if c]
+    con.print(f"{len(names)} tasks run; " + (f"some method failed every job on: {', '.join(bad)}" if bad else "every selected method succeeded somewhere"))
+    return max(codes.values(), default=0)
+
+
+def _dry_run(a: argparse.Namespace, task: str, con: Any) -> int:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from bench.runner import plan_sweep
+
+    p = plan_sweep(_run_options(a, task))
+    t = Table(title=escape(f"plan: {task} [{p.tier}] (nothing is run)"))
+    for c in ("method", "kind", "instances", "jobs"):
+        t.add_column(c, justify="left" if c in ("method", "kind") else "right", no_wrap=c == "method")
+    for r in p.per_method():
+        t.add_row(r["method"], r["kind"], str(r["instances"]), str(r["jobs"]))
+    con.print(t)
+    todo = len(p.jobs) - p.reused
+    slots = max(1, min(a.jobs, todo))
+    con.print(
+        f"{len(p.jobs)} jobs on {len({j.instance for j in p.jobs})} instances x {a.seeds} seed(s); "
+        f"{p.reused} already in the store (reused), {todo} to run"
+    )
+    if todo:
+        con.print(
+            f"estimated {p.estimate_s:.0f} s of job time ({p.timed} of {todo} jobs timed by earlier runs in the store "
+            f"or results/, the rest at their budget), about {p.estimate_s / slots:.0f} s on {slots} parallel job(s); "
+            f"at most {p.bound_s:.0f} s of job time by the budgets"
+        )
+    for e in p.discovery_errors:
+        con.print(f"[yellow]warning: could not import {e}[/]")
+    return 0
+
+
+def _run_one(a: argparse.Namespace, task: str) -> int:
+    from bench.registry import get_task
+    from bench.report import render_table, speed_note, summary_table
+    from bench.runner import run_sweep
+    from bench.store import records_frame
+
+    a.task = task
+    opts = _run_options(a, task)
     res = run_sweep(opts)
     con = _console()
     recs = [r for k in res.keys if (r := res.store.get(a.task, k)) is not None]
     meta = get_task(a.task).meta.model_dump(mode="json")
     frame = records_frame(recs)
-    render_table(summary_table(frame, meta), meta, con, title=f"{a.task} [{a.tier}] sweep {res.sweep}")
+    table = summary_table(frame, meta)
+    render_table(table, meta, con, title=f"{a.task} [{a.tier}] sweep {res.sweep}")
+    _print_failures(table, con, a.task)
     if note := speed_note(frame):
         con.print(f"[yellow]note: {note}[/]")
     counts = ", ".join(f"{s} {n}" for s, n in sorted(res.counts.items()))
     con.print(f"{len(res.keys)} jobs ({res.cached} reused from the store): {counts}. Store: {res.store.root}")
     for e in res.discovery_errors:
         con.print(f"[yellow]warning: could not import {e}[/]")
+    failed = _methods_without_success(frame)
+    if failed:
+        print(f"bench: no job of {', '.join(failed)} succeeded (reasons above)", file=sys.stderr)
+        return 1
     return 0
+
+
+#: At most this many failure lines are printed; the rest are counted (``show --format csv`` has them all).
+MAX_FAILURE_LINES = 20
+
+
+def _print_failures(table: Any, con: Any, task: str) -> None:
+    """One line per (method, instance) with a failed run: the first failure's status and reason."""
+    from rich.markup import escape
+
+    bad = table[table["reason"] != ""] if "reason" in table else table.iloc[:0]
+    for r in bad.head(MAX_FAILURE_LINES).itertuples(index=False):
+        con.print(f"[red]{escape(str(r.method))}[/] on {escape(str(r.instance))}: {escape(str(r.reason))}", soft_wrap=True)
+    if len(bad) > MAX_FAILURE_LINES:
+        con.print(f"... and {len(bad) - MAX_FAILURE_LINES} more; all of them: `python -m bench show --task {task} --format csv`")
+
+
+def _methods_without_success(frame: Any) -> list[str]:
+    """Methods of a sweep none of whose jobs ended ``ok`` or ``truncated``, leaving out methods that only skipped."""
+    if frame.empty:
+        return []
+    out = []
+    for name, g in frame.groupby("method", sort=True):
+        st = set(g["status"])
+        if not st & {"ok", "truncated"} and st != {"skipped"}:
+            out.append(str(name))
+    return out
 
 
 def _frame_for(a: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
@@ -427,6 +628,7 @@ def cmd_show(a: argparse.Namespace) -> int:
             return 0
         con = _console()
         render_table(table, meta, con)
+        _print_failures(table, con, a.task)
         if note := speed_note(df):
             con.print(f"[yellow]note: {note}[/]")
         reg = registered_records(df, getattr(a, "registered", None))  # published: one entry per method

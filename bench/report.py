@@ -31,6 +31,7 @@ from bench.store import STATUSES
 
 __all__ = [
     "summary_table",
+    "failure_reason",
     "render_table",
     "method_label",
     "with_labels",
@@ -104,14 +105,16 @@ def summary_table(records: pd.DataFrame, meta: dict[str, Any], *, seed: int = 0)
     all agree, as a deterministic method's do, or there is one; a tier is its own
     row, since its budgets differ), ``reference``
     and ``gap_pct`` to the task's gap reference, median ``wall_s`` and
-    ``peak_rss_mb``, one count column per status, ``hardware`` (the machines
+    ``peak_rss_mb``, one count column per status, ``reason`` (the first
+    failed run's status and reason, e.g. ``error: ValueError: ...``; empty when
+    every run is ``ok``), ``hardware`` (the machines
     the runs come from) and ``command`` (a ``bench run`` that reruns the row).
     Grouping and medians are vectorised; only the bootstrap runs per row.
     """
     primary = meta["primary"]
     direction = next(m["direction"] for m in meta["metrics"] if m["name"] == primary)
     ref_name = meta.get("gap_reference")
-    cols = ["method", "kind", "instance", "tier", "runs", "mean", "ci_low", "ci_high", "reference", "gap_pct", "wall_s", "peak_rss_mb", *STATUSES, "hardware", "command"]
+    cols = ["method", "kind", "instance", "tier", "runs", "mean", "ci_low", "ci_high", "reference", "gap_pct", "wall_s", "peak_rss_mb", *STATUSES, "reason", "hardware", "command"]
     if records.empty:
         return pd.DataFrame(columns=cols)
     df = with_labels(records).reset_index(drop=True)
@@ -137,17 +140,22 @@ def summary_table(records: pd.DataFrame, meta: dict[str, Any], *, seed: int = 0)
     hw = np.asarray(df["_hw"], dtype=object)
     reps = pd.to_numeric(df["rep"], errors="coerce").to_numpy(dtype=float)
     narrow = {c: df[c].to_numpy(dtype=object) for c in _COMMAND_FIELDS if c in df}
-    cis, hws, cmds = [], [], []
+    status = df["status"].to_numpy(dtype=object)
+    why = df["reason"].fillna("").astype(str).to_numpy(dtype=object) if "reason" in df else np.full(len(df), "", dtype=object)
+    cis, hws, cmds, reasons = [], [], [], []
     for idx in grouped.indices.values():
         v = vals[idx]
         cis.append(score_ci([v], seed=seed)[1:])
         hws.append("; ".join(sorted(set(hw[idx]))))
+        bad = [i for i in idx if status[i] != "ok"]
+        reasons.append(failure_reason(status[bad[0]], why[bad[0]]) if bad else "")
         first = {c: a[idx[0]] for c, a in narrow.items()}
         cmds.append(_command(first, int(np.nanmax(reps[idx])) + 1))
     agg["ci_low"] = [c[0] for c in cis]
     agg["ci_high"] = [c[1] for c in cis]
     agg["hardware"] = hws
     agg["command"] = cmds
+    agg["reason"] = reasons
     agg["gap_pct"] = [_gap_pct(m, r, direction) for m, r in zip(agg["mean"], agg["reference"], strict=True)]
     out = agg.reset_index(drop=False)
     out["method"] = out["label"]
@@ -159,6 +167,13 @@ def summary_table(records: pd.DataFrame, meta: dict[str, Any], *, seed: int = 0)
     tier_order = {"smoke": 0, "standard": 1, "full": 2}
     order = {"kind": kind_order, "tier": tier_order}
     return out.sort_values(["instance", "tier", "kind", "method"], key=lambda s: s.map(order[s.name]).fillna(9) if s.name in order else s).reset_index(drop=True)
+
+
+def failure_reason(status: str, reason: str, width: int = 160) -> str:
+    """``status: reason`` on one line (control characters and runs of blanks folded), at most ``width`` characters."""
+    text = " ".join("".join(c if c.isprintable() else " " for c in str(reason or "")).split())
+    line = f"{status}: {text}" if text else str(status)
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def _fmt(v: Any, digits: int = 4) -> str:
@@ -179,15 +194,50 @@ def render_table(table: pd.DataFrame, meta: dict[str, Any], console: Any = None,
     primary = meta["primary"]
     t = Table(title=escape(title or f"{meta['name']} v{meta['version']}: {primary} (mean over seeds, 95% bootstrap CI)"))
     tiers = "tier" in table and table["tier"].nunique() > 1
-    for c in ("instance", *(("tier",) if tiers else ()), "method", "runs", primary, "95% CI", "ref", "gap %", "time s", "mem MB", "status"):
-        t.add_column(c, justify="left" if c in ("instance", "tier", "method", "status") else "right", no_wrap=c in ("instance", "method"))
-    for r in table.itertuples(index=False):
-        status = " ".join(f"{s}:{getattr(r, s)}" for s in STATUSES if getattr(r, s))
-        ci = f"[{_fmt(r.ci_low, 6)}, {_fmt(r.ci_high, 6)}]" if not math.isnan(r.ci_low) else "–"  # as many digits as the mean
-        name = f"[bold cyan]{escape(r.method)}[/]" if r.kind == "method" else escape(r.method)
-        t.add_row(escape(str(r.instance)), *((escape(str(r.tier)),) if tiers else ()), name, str(r.runs), _fmt(r.mean, 6), ci, _fmt(r.reference, 6), _fmt(r.gap_pct, 3), _fmt(r.wall_s, 3), _fmt(r.peak_rss_mb, 3), status)
-    console.print(t)
+    if console.width < NARROW:
+        _render_narrow(table, primary, console, t.title, tiers)
+    else:
+        for c in ("instance", *(("tier",) if tiers else ()), "method", "runs", primary, "95% CI", "ref", "gap %", "time s", "mem MB", "status"):
+            t.add_column(c, justify="left" if c in ("instance", "tier", "method", "status") else "right", no_wrap=c != "status")
+        for r in table.itertuples(index=False):
+            name = f"[bold cyan]{escape(r.method)}[/]" if r.kind == "method" else escape(r.method)
+            t.add_row(escape(str(r.instance)), *((escape(str(r.tier)),) if tiers else ()), name, str(r.runs), _fmt(r.mean, 6), _ci(r), _fmt(r.reference, 6), _fmt(r.gap_pct, 3), _fmt(r.wall_s, 3), _fmt(r.peak_rss_mb, 3), _status(r))
+        console.print(t)
     console.print("[dim]bold cyan = the paper's method; plain = baseline. Times are the runner's measurements.[/]")
+
+
+#: Below this many columns, tables take the narrow layout: no ids or numbers are ever cut.
+NARROW = 130
+
+
+def _ci(r: Any) -> str:
+    return f"[{_fmt(r.ci_low, 6)}, {_fmt(r.ci_high, 6)}]" if not math.isnan(r.ci_low) else "–"  # as many digits as the mean
+
+
+def _status(r: Any) -> str:
+    return " ".join(f"{s}:{getattr(r, s)}" for s in STATUSES if getattr(r, s))
+
+
+def _render_narrow(table: pd.DataFrame, primary: str, console: Any, title: Any, tiers: bool) -> None:
+    """The result table for a narrow terminal: one block per instance, no borders, ``ref`` and memory left out.
+
+    Ids and numbers are never cut: an instance id heads its block on a line of
+    its own, and a row too long for the terminal wraps onto the next line.
+    """
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    console.print(title)
+    for (inst, tier), g in table.groupby(["instance", "tier"], sort=False):
+        head = f"[bold]{escape(str(inst))}[/]" + (f" [{escape(str(tier))}]" if tiers else "")
+        t = Table(box=box.SIMPLE_HEAD, title=head, title_justify="left", pad_edge=False, padding=(0, 1))
+        for c in ("method", "runs", primary, "95% CI", "gap %", "time s", "status"):
+            t.add_column(c, justify="left" if c in ("method", "status") else "right", no_wrap=c not in ("status", "95% CI"))
+        for r in g.itertuples(index=False):
+            name = f"[bold cyan]{escape(r.method)}[/]" if r.kind == "method" else escape(r.method)
+            t.add_row(name, str(r.runs), _fmt(r.mean, 6), _ci(r), _fmt(r.gap_pct, 3), _fmt(r.wall_s, 3), _status(r))
+        console.print(t)
 
 
 # ----------------------------------------------------------------------------- shared helpers
@@ -248,10 +298,16 @@ def speed_note(records: pd.DataFrame, spread: float = SPEED_SPREAD, min_runs: in
     if not fast["median_ms"] > 0 or slow["median_ms"] <= spread * fast["median_ms"]:
         return None
     ratio = slow["median_ms"] / fast["median_ms"]
+    one_sweep = "sweep" in records and records["sweep"].nunique() == 1
+    advice = (
+        "the machine's speed changed during this sweep (other load?): rerun on a quiet machine"
+        if one_sweep
+        else "rerun them in one sweep on a quiet machine"
+    )
     return (
         f"machine speed differed: {slow['method']}'s runs got a median speed probe of {slow['median_ms']:.2f} ms, "
         f"{fast['method']}'s {fast['median_ms']:.2f} ms ({ratio:.1f}x slower); their times and wall-clock budgets "
-        "are not directly comparable (rerun them in one sweep)"
+        f"are not directly comparable ({advice})"
     )
 
 

@@ -28,7 +28,7 @@ from bench.registry import get_task, unknown_message
 from bench.store import DONE_STATUSES, RunRecord, Store, SweepManifest
 from bench.task import TIERS, Task
 
-__all__ = ["RunOptions", "SweepResult", "plan", "run_sweep", "UsageError", "select_methods"]
+__all__ = ["RunOptions", "SweepResult", "SweepPlan", "plan", "plan_sweep", "run_sweep", "UsageError", "select_methods"]
 
 
 class UsageError(ValueError):
@@ -72,12 +72,24 @@ class SweepResult:
     store: Store
 
 
-def select_methods(task: str, catalog: list[dict[str, Any]], names: list[str] | None, kinds: list[str] | None = None) -> list[dict[str, Any]]:
-    """Catalog entries that solve ``task``, filtered by name and kind."""
+def select_methods(
+    task: str,
+    catalog: list[dict[str, Any]],
+    names: list[str] | None,
+    kinds: list[str] | None = None,
+    errors: list[str] | tuple[str, ...] = (),
+) -> list[dict[str, Any]]:
+    """Catalog entries that solve ``task``, filtered by name and kind.
+
+    An unknown name is a :class:`UsageError`; when some module or plugin file
+    failed to import (``errors``, from discovery), the message names them, since
+    the method may be defined there.
+    """
     by_name = {m["name"]: m for m in catalog}
     for n in names or []:
         if n not in by_name:
-            raise UsageError(unknown_message("method", n, by_name))
+            why = "; ".join(f"could not import {e}" for e in errors)
+            raise UsageError(unknown_message("method", n, by_name) + (f" ({why})" if why else ""))
         if task not in by_name[n]["tasks"]:
             raise UsageError(f"method {n!r} does not solve task {task!r} (it solves {', '.join(by_name[n]['tasks']) or 'nothing'})")
     chosen = [m for m in catalog if task in m["tasks"] and (not names or m["name"] in names)]
@@ -223,7 +235,7 @@ def run_sweep(opts: RunOptions) -> SweepResult:
     started = time.time()
     try:
         catalog, errors = backend.start()
-        methods = select_methods(opts.task, catalog, opts.methods, opts.kinds)
+        methods = select_methods(opts.task, catalog, opts.methods, opts.kinds, errors)
         if not methods:
             raise UsageError(f"no registered method solves task {opts.task!r}" + (f" (discovery errors: {'; '.join(errors)})" if errors else ""))
         jobs = plan(task, methods, opts)
@@ -264,12 +276,83 @@ def run_sweep(opts: RunOptions) -> SweepResult:
         backend.close()
 
 
-def _check_task(name: str) -> None:
-    from bench.registry import discover_tasks
+@dataclass
+class SweepPlan:
+    """What ``bench run --dry-run`` reports: the jobs a sweep would run, and how long they should take.
 
-    reg = discover_tasks()
-    if name not in reg:
-        raise UsageError(unknown_message("task", name, reg.names()))
+    ``estimate_s`` sums, over the jobs to run, a past ``job_s`` median of the
+    same method, instance and tier: from the store's earlier records, else from
+    the published bundles under ``results/``; else the job's budget (``timed``
+    counts the jobs with a past timing). ``bound_s`` sums the budgets: no job
+    runs longer (plus the kill grace).
+    """
+
+    task: str
+    tier: str
+    jobs: list[Job]
+    reused: int
+    timed: int
+    estimate_s: float
+    bound_s: float
+    discovery_errors: list[str]
+
+    def per_method(self) -> list[dict[str, Any]]:
+        """One row per method: kind, instances, jobs."""
+        rows: dict[str, dict[str, Any]] = {}
+        for j in self.jobs:
+            r = rows.setdefault(j.method, {"method": j.method, "kind": j.kind, "instances": set(), "jobs": 0})
+            r["instances"].add(j.instance)
+            r["jobs"] += 1
+        return [{**r, "instances": len(r["instances"])} for r in rows.values()]
+
+
+def plan_sweep(opts: RunOptions, published: str | Path = "results") -> SweepPlan:
+    """Plan ``opts`` without running anything or writing the store (``bench run --dry-run``).
+
+    The methods' metadata comes from a worker, as in a run (no method is
+    imported here); only the task's family and the plugins are imported there.
+    """
+    from bench.evaluator import probe_catalog
+
+    _check_task(opts.task)
+    task = get_task(opts.task)
+    catalog, errors = probe_catalog(tuple(opts.extra_paths), families=(task.meta.family,))
+    methods = select_methods(opts.task, catalog, opts.methods, opts.kinds, errors)
+    if not methods:
+        raise UsageError(f"no registered method solves task {opts.task!r}")
+    jobs = plan(task, methods, opts)
+    store = Store(opts.store)
+    past: dict[tuple[str, str, str], float] = {}
+    frames = [store.frame(opts.task)]
+    if Path(published).is_dir():
+        from bench.bundle import load_bundles
+
+        frames.append(load_bundles(published, opts.task).records)
+    for df in reversed(frames):  # the store's own timings win
+        if not df.empty and "job_s" in df:
+            ok = df[df["status"] == "ok"]
+            past.update(ok.groupby(["method", "instance", "tier"])["job_s"].median().to_dict())
+    reused = timed = 0
+    estimate = bound = 0.0
+    for job in jobs:
+        rec = store.get(job.task, job.key)
+        if rec is not None and rec.status in DONE_STATUSES and not opts.force:
+            reused += 1
+            continue
+        t = past.get((job.method, job.instance, job.tier))
+        timed += t is not None
+        estimate += float(t) if t is not None else job.budget
+        bound += job.budget
+    return SweepPlan(opts.task, opts.tier, jobs, reused, timed, estimate, bound, list(errors))
+
+
+def _check_task(name: str) -> None:
+    from bench.registry import UnknownNameError, find_task
+
+    try:
+        find_task(name)
+    except UnknownNameError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _args_dict(opts: RunOptions) -> dict[str, Any]:
