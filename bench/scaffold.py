@@ -44,7 +44,7 @@ from bench import method
     reference="",
     version="1",
     params={{}},
-    deterministic=True,
+    deterministic={deterministic},{why}
 )
 def solve(instance, *, seed: int, budget: float):
     """Return a solution for ``instance`` within ``budget`` seconds.
@@ -71,11 +71,17 @@ def is_module_template(template: str) -> bool:
     return "@method(" in template
 
 
-def render_method(task_name: str, family: str, body: str, name: str, kind: str) -> str:
-    """Source of a new method file; ``body`` is the task's template (a function body)."""
+def render_method(task_name: str, family: str, body: str, name: str, kind: str, deterministic: bool | str = True) -> str:
+    """Source of a new method file; ``body`` is the task's template (a function body).
+
+    ``deterministic`` is written into the decorator: ``True``, or a reason
+    string for ``False`` (written as a comment beside it).
+    """
     _check_name_kind(name, kind)
     body = textwrap.indent(textwrap.dedent(body).strip("\n"), "    ")
-    return _TEMPLATE.format(name=name, kind=kind, task=task_name, family=family, body=body)
+    why = f"  # {deterministic}" if isinstance(deterministic, str) else ""
+    return _TEMPLATE.format(name=name, kind=kind, task=task_name, family=family, body=body,
+                            deterministic=deterministic is True, why=why)  # fmt: skip
 
 
 def render_module(template: str, name: str, kind: str) -> str:

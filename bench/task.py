@@ -409,6 +409,9 @@ class Task:
     #: holding one ``@method`` class with ``select`` (``{name}`` and ``{kind}`` are filled in,
     #: other braces doubled).
     template: ClassVar[str] = ""
+    #: ``deterministic=`` of a scaffolded ``solve``: ``True``, or why a method of this task
+    #: cannot promise byte-identical solutions (e.g. the solution holds a time the task measured).
+    scaffold_deterministic: ClassVar[bool | str] = True
     #: Directory holding ``claims.toml`` / ``paper_results.csv``; set by the registry.
     data_dir: ClassVar[Path | None] = None
 
@@ -487,7 +490,7 @@ class Task:
             raise NotImplementedError(f"task {self.meta.name} has no method template")
         if is_module_template(self.template):
             return render_module(self.template, name, kind)
-        return render_method(self.meta.name, self.meta.family, self.template, name, kind)
+        return render_method(self.meta.name, self.meta.family, self.template, name, kind, self.scaffold_deterministic)
 
     # -- claims and paper numbers (data) ---------------------------------------
     def claims(self) -> list[Any]:
