@@ -114,6 +114,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=["table", "csv", "json"], default="table")
     s.add_argument("--store", help="run store (default .bench/runs)")
     s.add_argument("--results", help="read published bundles from this directory instead of the store")
+    s.add_argument(
+        "--against",
+        default="results",
+        metavar="DIR",
+        help="reading the store: add the published runs under DIR of every method the store has no run of, so a "
+        "new method is ranked against them (default results; `--against none`: the store alone)",
+    )
     s.add_argument("--tier", help="only this tier")
     s.add_argument("--method", action="extend", nargs="+", dest="methods")
 
@@ -150,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--task", required=True)
     s.add_argument("--sweep", action="append", help="sweep id (default: the latest finished sweep of the task)")
     s.add_argument("--store")
-    s.add_argument("--results", default="results")
+    s.add_argument("--results", default="results", help="the folder the bundle goes to, as RESULTS/<task>/<bundle-id>/ (default results; a submission: a folder of its own)")
     s.add_argument(
         "--origin", choices=["maintainers", "submitted"], default=None,
         help="who produced the runs (default: submitted; publish prints the origin it used)",
@@ -198,12 +205,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("bundle", metavar="BUNDLE", help="a bundle directory, or its name (with --task, or searched under --results)")
     s.add_argument("--output", required=True, metavar="DIR", help="the folder to write (new or empty)")
     s.add_argument("--task", help="the bundle's task, when BUNDLE is a name")
-    s.add_argument("--results", default="results")
+    s.add_argument("--results", default="results", help="where to look BUNDLE up by name (default results)")
     s.add_argument("--store", help="run store to read left-out solutions from (default .bench/runs or $BENCH_STORE)")
 
     s = sub.add_parser("claims", help="verdicts on the paper's claims")
     s.add_argument("--task", required=True)
-    s.add_argument("--results", default="results")
+    s.add_argument("--results", default="results", help="the published bundles to judge the claims from (default results)")
     s.add_argument("--store", help="judge from the local store instead of published bundles")
     s.add_argument("--format", choices=["table", "markdown", "json"], default="table")
     s.add_argument(
@@ -220,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--metric", help="metric to compare with --versus-paper (default: the task's primary)")
 
     s = sub.add_parser("leaderboard", help="launch the Streamlit leaderboard")
-    s.add_argument("--results", default="results")
+    s.add_argument("--results", default="results", help="the published bundles to show (default results)")
     s.add_argument("--store")
     s.add_argument("--port", type=int, default=8501)
     return p
@@ -602,6 +609,8 @@ def _paper_results(a: argparse.Namespace) -> list[dict[str, Any]]:
 
 def cmd_show(a: argparse.Namespace) -> int:
     """The leaderboard's task page in the terminal: same functions, same numbers."""
+    from rich.markup import escape
+
     from bench.claims import registered_records
     from bench.report import (
         paper_table,
@@ -613,6 +622,9 @@ def cmd_show(a: argparse.Namespace) -> int:
     )
 
     df, meta = _frame_for(a)
+    borrowed = _published_beside(a, df, meta)
+    if borrowed is not None:
+        df, names = borrowed
     if not df.empty and a.tier:
         df = df[df["tier"] == a.tier]
     if not df.empty and a.methods:
@@ -628,6 +640,10 @@ def cmd_show(a: argparse.Namespace) -> int:
             return 0
         con = _console()
         render_table(table, meta, con)
+        if borrowed is not None:
+            shown = sorted(set(names) & set(df["method"]))
+            if shown:
+                con.print(f"[dim]from the published bundles under {escape(a.against)} (not this store): {escape(', '.join(shown))}[/]")
         _print_failures(table, con, a.task)
         if note := speed_note(df):
             con.print(f"[yellow]note: {note}[/]")
@@ -647,6 +663,32 @@ def cmd_show(a: argparse.Namespace) -> int:
                 t.add_row(*(escape(str(v)) for v in (r.instance, r.method, r.metric, f"{float(r.value):.6g}", r.source)))
             con.print(t)
     return 0
+
+
+def _published_beside(a: argparse.Namespace, df: Any, meta: dict[str, Any]) -> tuple[Any, list[str]] | None:
+    """Store records plus the published records (``--against DIR``) of the methods the store lacks.
+
+    ``None`` when ``show`` reads bundles (``--results``), ``--against none`` or
+    nothing is published for the task. Published rows of a method the store
+    has any run of are left out, so a local rerun always replaces them.
+    """
+    import pandas as pd
+
+    from bench.bundle import load_bundles
+
+    if getattr(a, "results", None) or a.against == "none" or not Path(a.against).is_dir():
+        return None
+    b = load_bundles(a.against, a.task)
+    if a.task not in b.tasks or b.records.empty:
+        return None
+    pub = b.records[b.records["task_version"] == meta["version"]]
+    have = set(df["method"]) if not df.empty else set()
+    pub = pub[~pub["method"].isin(have)]
+    if pub.empty:
+        return None
+    a.registered = b.methods.get(a.task, {})
+    out = pub if df.empty else pd.concat([df, pub], ignore_index=True)
+    return out, sorted(set(pub["method"]))
 
 
 def cmd_validate(a: argparse.Namespace) -> int:

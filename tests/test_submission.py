@@ -175,3 +175,23 @@ def test_dry_run_prints_the_plan_and_runs_nothing(cli, tmp_path):
 def test_task_all_refuses_options_of_one_task(cli):
     rc, _, err = cli("run", "--task", "all", "--method", "greedy")
     assert rc == 2 and "--task all takes no --method" in err
+
+
+def test_show_ranks_a_new_method_against_the_published_ones(cli, tmp_path):
+    """A store holding only the newcomer's runs is shown beside the published runs of the other methods."""
+    from conftest import run_toy_sweep
+
+    theirs = run_toy_sweep(tmp_path / "theirs", ("toy-first", "toy-noisy"), 1)
+    results = tmp_path / "results"
+    assert cli("publish", "--task", "toy-mean", "--store", theirs, "--results", results, "--origin", "maintainers")[0] == 0
+    mine = run_toy_sweep(tmp_path / "mine", ("toy-sample-mean", "toy-noisy"), 1)
+    rc, out, _ = cli("show", "--task", "toy-mean", "--store", mine, "--against", results, "--format", "json")
+    rows = json.loads(out)
+    assert {r["method"] for r in rows} == {"toy-sample-mean", "toy-noisy", "toy-first"}
+    # the store's own toy-noisy replaces the published one: one row per instance, its own hardware/sweep
+    assert [r["runs"] for r in rows if r["method"] == "toy-noisy"] == [1, 1, 1]
+    rc, out, _ = cli("show", "--task", "toy-mean", "--store", mine, "--against", results)
+    assert f"from the published bundles under {results} (not this store): toy-first" in out.replace("\n", "")
+    assert "ranking on the smoke tier" in out
+    rc, out, _ = cli("show", "--task", "toy-mean", "--store", mine, "--against", "none", "--format", "json")
+    assert {r["method"] for r in json.loads(out)} == {"toy-sample-mean", "toy-noisy"}
