@@ -118,7 +118,7 @@ def supported_ks(name: str) -> list[int]:
 
 
 def test_registered_as_maxcut_baselines():
-    discover_methods()
+    discover_methods(families=("maxcut",))
     for name, fn in SOLVERS.items():
         spec = METHODS.get(name)
         assert spec.target is fn
@@ -160,7 +160,7 @@ def test_edgeless_graphs():
 
 
 def test_supports_reasons():
-    discover_methods()
+    discover_methods(families=("maxcut",))
     for name in SOLVERS:
         supports = METHODS.get(name).supports
         for k in (2, 3, 4):
@@ -414,7 +414,7 @@ DETERMINISTIC = {
 
 
 def test_deterministic_flags():
-    discover_methods()
+    discover_methods(families=("maxcut",))
     assert {name: METHODS.get(name).deterministic for name in SOLVERS} == DETERMINISTIC
 
 
