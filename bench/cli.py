@@ -479,7 +479,13 @@ def _run_all(a: argparse.Namespace) -> int:
     a.tier = a.tier or "smoke"
     con = _console()
     if a.dry_run:
-        return max(_dry_run(a, name, con) for name in names)
+        totals = [0.0, 0.0, 0]
+        for name in names:
+            con.rule(f"{name} [{a.tier}]")
+            _dry_run(a, name, con, totals)
+        con.print(f"all {len(names)} tasks: {totals[2]} jobs to run, estimated {totals[0]:.0f} s of job time, "
+                  f"at most {totals[1]:.0f} s by the budgets")  # fmt: skip
+        return 0
     codes = {}
     for name in names:
         con.rule(f"{name} [{a.tier}]")
@@ -489,7 +495,7 @@ def _run_all(a: argparse.Namespace) -> int:
     return max(codes.values(), default=0)
 
 
-def _dry_run(a: argparse.Namespace, task: str, con: Any) -> int:
+def _dry_run(a: argparse.Namespace, task: str, con: Any, totals: list[Any] | None = None) -> int:
     from rich.markup import escape
     from rich.table import Table
 
@@ -504,6 +510,10 @@ def _dry_run(a: argparse.Namespace, task: str, con: Any) -> int:
     con.print(t)
     todo = len(p.jobs) - p.reused
     slots = max(1, min(a.jobs, todo))
+    if totals is not None:
+        totals[0] += p.estimate_s
+        totals[1] += p.bound_s
+        totals[2] += todo
     con.print(
         f"{len(p.jobs)} jobs on {len({j.instance for j in p.jobs})} instances x {a.seeds} seed(s); "
         f"{p.reused} already in the store (reused), {todo} to run"
