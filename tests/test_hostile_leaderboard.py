@@ -267,6 +267,9 @@ def test_no_page_runs_or_injects_hostile_markup_in_chromium(chromium, hostile, t
                 if view == "Task" and "plot" not in params:
                     assert f"CPU {IMG}" in body  # the warning that names the machines
                 if view == "Method" and params["method"] == NAME:
+                    # the parameters' code block can land after the 500 ms (a loaded CI run missed it once)
+                    page.locator('[data-testid="stCode"]').first.wait_for()
+                    body = page.locator("body").inner_text()
                     assert f"{NAME} on toy-mean" in body
                     assert f"dev {PAYLOAD}" in body and f"ref {PAYLOAD}" in body
                     assert f"{BREAK}p" in body  # the parameters' keys, in the code block
