@@ -158,6 +158,7 @@ def publish(
     catalog: list[dict[str, Any]],
     supersedes: list[str] | None = None,
     replace_methods: bool = False,
+    replace_instances: bool = False,
     max_solution_mb: float | None = DEFAULT_MAX_SOLUTION_MB,
     max_bundle_mb: float | None = MAX_BUNDLE_MB,
 ) -> Path:
@@ -179,6 +180,12 @@ def publish(
         rerun after a method's version or parameters changed, whose job keys
         no longer match. The methods are listed in the manifest's
         ``supersedes_methods``.
+    replace_instances
+        With ``supersedes``: every record of the superseded bundles whose
+        *instance and method* this bundle both holds stops counting, whatever
+        its job key. For a rerun of some instances after their generated data
+        or references changed (the instance digest is part of the job key).
+        The instances are listed in the manifest's ``supersedes_instances``.
     max_solution_mb
         Solutions larger than this (MiB) are not copied into the bundle, to keep
         the repository small: their records keep ``solution_sha256`` (so a kept
@@ -214,6 +221,8 @@ def publish(
     supersedes = list(dict.fromkeys(supersedes or []))
     if replace_methods and not supersedes:
         raise PublishError("--replace-methods needs --supersedes: name the bundles whose records of these methods it replaces")
+    if replace_instances and not supersedes:
+        raise PublishError("--replace-instances needs --supersedes: name the bundles whose records of these instances it replaces")
     for old in supersedes:
         _check_supersedable(task_dir, old, origin)
     manifests: list[SweepManifest] = []
@@ -302,6 +311,7 @@ def publish(
         "status_counts": counts,
         "supersedes": supersedes,
         "supersedes_methods": sorted({r.method for r in records}) if replace_methods else [],
+        "supersedes_instances": sorted({r.instance for r in records}) if replace_instances else [],
         "left_out_already_published": left_out,
     }
     # leave out the largest kept solutions (ties by key) until the whole bundle fits the cap; the
@@ -790,7 +800,9 @@ def load_bundles(results_dir: str | Path, task: str | None = None, *, warn: bool
     cannot supersede a maintainers' one) is dropped when the superseding
     bundle, or one superseding it in turn, holds the same job key, or lists
     the record's method in its ``supersedes_methods`` (a rerun of a method
-    whose version changed); ``superseded`` maps each old bundle to its
+    whose version changed), or lists the record's instance in its
+    ``supersedes_instances`` and holds a record of its method (a rerun of an
+    instance whose data changed); ``superseded`` maps each old bundle to its
     replacements. A task's ``tasks`` come from its newest bundle by the
     manifest's ``created_at`` (name to break ties), its ``claims`` and
     ``paper_results`` from the newest bundle holding them (a claims-only
@@ -837,7 +849,7 @@ def load_bundles(results_dir: str | Path, task: str | None = None, *, warn: bool
                 raise ValueError("claims.json: not a table with 'claims' and 'paper_results' lists")
             if not isinstance(mjson, list) or not all(isinstance(m, dict) and isinstance(m.get("name"), str) for m in mjson):
                 raise ValueError("methods.json: not a list of method entries with a 'name'")
-            for field_name, what in (("supersedes", "bundle names"), ("supersedes_methods", "method names")):
+            for field_name, what in (("supersedes", "bundle names"), ("supersedes_methods", "method names"), ("supersedes_instances", "instance ids")):
                 value = manifest.get(field_name) or []
                 if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
                     raise ValueError(f"manifest.json '{field_name}' is not a list of {what}")
@@ -851,13 +863,20 @@ def load_bundles(results_dir: str | Path, task: str | None = None, *, warn: bool
     out.superseded = _superseded(loaded, out.warnings, warn)
     keys = {bdir.name: set(df["key"]) for bdir, _, df, *_ in loaded}
     methods = {bdir.name: set(manifest.get("supersedes_methods") or []) for bdir, manifest, *_ in loaded}
+    # (instance, method) pairs a bundle replaces: its listed instances x the methods it holds
+    pairs = {
+        bdir.name: {(i, m) for i in manifest.get("supersedes_instances") or [] for m in set(df["method"])}
+        for bdir, manifest, df, *_ in loaded
+    }
     meta_sources = []
     for bdir, manifest, df, tjson, cjson, mjson in loaded:
         by = _replacements(bdir.name, out.superseded)
         replaced = set().union(*(keys[b] for b in by))
         replaced_methods = set().union(*(methods[b] for b in by))
-        if replaced or replaced_methods:
-            df = df[~(df["key"].isin(replaced) | df["method"].isin(replaced_methods))].copy()
+        replaced_pairs = set().union(*(pairs[b] for b in by))
+        if replaced or replaced_methods or replaced_pairs:
+            pair = pd.Series(list(zip(df["instance"], df["method"], strict=True)), index=df.index, dtype=object)
+            df = df[~(df["key"].isin(replaced) | df["method"].isin(replaced_methods) | pair.isin(replaced_pairs))].copy()
             if df.empty:
                 continue  # wholly replaced: provenance only
         name = manifest.get("task", bdir.parent.name)

@@ -195,6 +195,12 @@ def build_parser() -> argparse.ArgumentParser:
         "holds, not only those with the same job key (a rerun after a method's version or parameters changed)",
     )
     s.add_argument(
+        "--replace-instances",
+        action="store_true",
+        help="with --supersedes: replace every record of the superseded bundles whose instance and method this "
+        "bundle both holds (a rerun of some instances after their data or references changed)",
+    )
+    s.add_argument(
         "--refresh-digest",
         action="store_true",
         help="only rewrite the task's leaderboard digest (results/_digests/TASK.json) from its published bundles; "
@@ -807,14 +813,14 @@ def cmd_publish(a: argparse.Namespace) -> int:
     from bench.store import Store
 
     if a.refresh_digest:
-        given = [f for f, v in (("--sweep", a.sweep), ("--supersedes", a.supersedes), ("--replace-methods", a.replace_methods), ("--plugin", a.plugin), ("--claims-only", a.claims_only)) if v]
+        given = [f for f, v in (("--sweep", a.sweep), ("--supersedes", a.supersedes), ("--replace-methods", a.replace_methods), ("--replace-instances", a.replace_instances), ("--plugin", a.plugin), ("--claims-only", a.claims_only)) if v]
         if given:
             raise _Usage(f"--refresh-digest publishes nothing: drop {', '.join(given)}")
         _refresh_digest(Path(a.results), a.task)
         return 0
     task = get_task(a.task)
     if a.claims_only:
-        given = [f for f, v in (("--sweep", a.sweep), ("--supersedes", a.supersedes), ("--replace-methods", a.replace_methods), ("--plugin", a.plugin)) if v]
+        given = [f for f, v in (("--sweep", a.sweep), ("--supersedes", a.supersedes), ("--replace-methods", a.replace_methods), ("--replace-instances", a.replace_instances), ("--plugin", a.plugin)) if v]
         if given:
             raise _Usage(f"--claims-only publishes no runs: drop {', '.join(given)}")
         written, message = publish_claims(task, Path(a.results), author=a.author)
@@ -844,14 +850,17 @@ def cmd_publish(a: argparse.Namespace) -> int:
         catalog=catalog,
         supersedes=a.supersedes,
         replace_methods=a.replace_methods,
+        replace_instances=a.replace_instances,
         max_solution_mb=a.max_solution_mb,
     )
     manifest = json.loads((out / "manifest.json").read_text())
     replaced = manifest.get("supersedes_methods") or []
+    instances = manifest.get("supersedes_instances") or []
     print(
         f"published {', '.join(sweeps)} to {out}"
         + (f" (supersedes {', '.join(a.supersedes)}" if a.supersedes else "")
         + (f"; every record of {', '.join(replaced)} there" if replaced else "")
+        + (f"; every record of these methods on {', '.join(instances)} there" if instances else "")
         + (")" if a.supersedes else "")
     )
     # the origin decides how the leaderboard labels every record; say which one was used, since

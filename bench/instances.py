@@ -308,8 +308,9 @@ class CatalogTask(Task):
       from a solution; :mod:`bench.solutions` has the generic checks.
 
     ``reference_cache = True`` keeps computed references on disk
-    (:func:`bench.cache.cached_json`), keyed by the task's version, the id and
-    the digest of the generated instance, for references that take seconds.
+    (:func:`bench.cache.cached_json`), keyed by the task's version, the id, the
+    digest of the generated instance and the digest of the task's source code
+    (:func:`bench.cache.source_digest`), for references that take seconds.
     """
 
     catalog: ClassVar[Catalog]
@@ -435,9 +436,10 @@ class CatalogTask(Task):
         named = {k: v for k, v in private.items() if k not in self.measured}
         digest = wire.digest({"params": spec.params, "data": data, "private": named})
         if self.reference_cache and not held_out:  # a holdout instance's references stay in memory
-            from bench.cache import cache_dir, cached_json
+            from bench.cache import cache_dir, cached_json, source_digest
 
-            path = cache_dir(self.meta.family, "references") / f"{instance_id}-v{self.meta.version}-{digest[:16]}.json"
+            code = source_digest(type(self).__module__)
+            path = cache_dir(self.meta.family, "references") / f"{instance_id}-v{self.meta.version}-{digest[:16]}-{code}.json"
             raw = cached_json(path, lambda: {k: r.model_dump() for k, r in self.reference(fields, data, private).items()})
             references = {k: Reference.model_validate(v) for k, v in raw.items()}
         else:

@@ -275,6 +275,35 @@ def test_replace_methods_supersedes_a_method_whose_job_keys_changed(cli, toy_run
     assert b.superseded == {old.name: [new.name]}
 
 
+def test_replace_instances_supersedes_the_rerun_instance_and_methods_only(cli, toy_run, tmp_path):
+    """A rerun of one instance (new job keys: here another master seed) replaces those methods' records there."""
+    results = tmp_path / "results"
+    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers")
+    assert rc == 0, err
+    (old,) = (results / "toy-mean").iterdir()
+    from bench.bundle import load_bundles
+
+    first = load_bundles(results).records
+    instance = sorted(set(first["instance"]))[0]
+    rerun = ("run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--method", "toy-noisy", "toy-first",
+             "--instances", instance, "--seed", "5", "--seeds", "3", "--store", toy_run, "--no-progress")  # fmt: skip
+    rc, _, err = cli(*rerun)
+    assert rc == 0, err
+    publish = ("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers")
+    rc, _, err = cli(*publish, "--replace-instances")
+    assert rc == 2 and "--replace-instances needs --supersedes" in err
+    rc, out, err = cli(*publish, "--supersedes", old.name, "--replace-instances")
+    assert rc == 0 and f"every record of these methods on {instance} there" in out, err
+    (new,) = {p for p in (results / "toy-mean").iterdir()} - {old}
+    assert json.loads((new / "manifest.json").read_text())["supersedes_instances"] == [instance]
+    b = load_bundles(results)
+    assert len(b.records) == len(first)  # 6 replaced by 6
+    moved = (b.records["instance"] == instance) & b.records["method"].isin(["toy-noisy", "toy-first"])
+    assert set(b.records[moved]["bundle"]) == {new.name} and set(b.records[moved]["master_seed"]) == {5}
+    assert set(b.records[~moved]["bundle"]) == {old.name}  # toy-sample-mean there, and every other instance
+    assert b.superseded == {old.name: [new.name]}
+
+
 def test_publish_leaves_out_reused_jobs_that_are_already_published(cli, toy_run, tmp_path):
     """A sweep that reuses stored jobs (here: one more seed) publishes only what it ran itself."""
     results = tmp_path / "results"

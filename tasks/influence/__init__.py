@@ -393,7 +393,8 @@ class InfluenceTask(CatalogTask):
 
         The LOO (``loo_delta``, ``(n, n_test)``) and its cost are computed once
         and kept on disk (:func:`bench.cache.cached_npz`), keyed by the task
-        version, the id and the digest of the public data.
+        version, the id, the digest of the public data and that of the
+        family's source code.
         """
         kind = fields["kind"]
         data: dict[str, Any] = dict(generate(kind, fields["n"], fields["d"], fields["seed"]))
@@ -405,12 +406,14 @@ class InfluenceTask(CatalogTask):
         data["n_test"] = int(
             len(test["X"]) if quantity == "relative_hazard" else len(np.unique(test["strata"]))
         )
-        from bench.cache import cache_dir, cached_npz
+        from bench.cache import cache_dir, cached_npz, source_digest
 
         instance_id = CATALOG.form.format(**fields)
         digest = wire.digest(data)[:16]
+        code = source_digest(__name__)
         path = (
-            cache_dir(self.meta.family, "loo") / f"{instance_id}-v{self.meta.version}-{digest}.npz"
+            cache_dir(self.meta.family, "loo")
+            / f"{instance_id}-v{self.meta.version}-{digest}-{code}.npz"
         )
 
         def compute() -> dict[str, np.ndarray]:

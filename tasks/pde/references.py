@@ -25,7 +25,7 @@ import numpy as np
 from scipy.fft import dstn, idstn
 
 from bench.cache import cache_dir as bench_cache_dir
-from bench.cache import cached_npz
+from bench.cache import cached_npz, source_digest
 from tasks.pde.problems import AllenCahn, Burgers, Eikonal, Elliptic, PDEProblem
 
 __all__ = [
@@ -138,7 +138,8 @@ def _cached(name: str, compute) -> tuple[np.ndarray, float]:
         u, floor = compute()
         return {"u": u, "floor": np.asarray(floor)}
 
-    z = cached_npz(cache_dir() / f"{name}-v{REFERENCE_VERSION}.npz", arrays)
+    key = f"{name}-v{REFERENCE_VERSION}-{source_digest(__name__)}"
+    z = cached_npz(cache_dir() / f"{key}.npz", arrays)
     return np.array(z["u"]), float(z["floor"])
 
 

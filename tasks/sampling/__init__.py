@@ -530,9 +530,11 @@ class SamplingTask(CatalogTask):
         else:
             X, y = _logreg_data(d, kappa, seed)
             data.update(X=X, y=y)
-            from bench.cache import cache_dir, cached_npz
+            from bench import wire
+            from bench.cache import cache_dir, cached_npz, source_digest
 
-            path = cache_dir("sampling", "mala") / f"{t}-d{d}-k{kappa}-s{seed}-v1.npz"
+            key = f"{wire.digest({'X': X, 'y': y})[:12]}-{source_digest(__name__)}"
+            path = cache_dir("sampling", "mala") / f"{t}-d{d}-k{kappa}-s{seed}-{key}.npz"
             ref = cached_npz(path, lambda: {"x": _mala_reference(data, d, seed)})["x"]
             private.update(
                 reference=ref[: REF_CHAINS // 2],
