@@ -108,7 +108,7 @@ def test_the_logistic_reference_is_keyed_by_data_and_code(tmp_path, monkeypatch)
     monkeypatch.setenv("BENCH_CACHE_DIR", str(tmp_path))
     from bench.registry import get_task
 
-    get_task("log-concave-sampling").load("logreg-d10-k4-s0")
+    type(get_task("log-concave-sampling"))().load("logreg-d10-k4-s0")  # a fresh object: no in-process copy
     (entry,) = (tmp_path / "sampling" / "mala").iterdir()
     assert entry.name.endswith(f"-{source_digest('tasks.sampling')}.npz")
     assert entry.name.startswith("logreg-d10-k4-s0-")
