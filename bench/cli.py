@@ -152,6 +152,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="spot-check: re-score N records per method and task, drawn with a fixed seed (default: all)",
     )
+    s.add_argument(
+        "--per",
+        choices=("task", "instance"),
+        default="task",
+        help="with --sample: draw N records per method and task (default), or per method and instance, "
+        "which re-scores every instance's data and references at least once",
+    )
 
     s = sub.add_parser("publish", help="write a result bundle of whole sweeps to results/")
     s.add_argument("--task", required=True)
@@ -786,14 +793,17 @@ def cmd_verify(a: argparse.Namespace) -> int:
         store = Store(a.store)
         df, root = store.frame(a.task), store.root
     manifests = b.manifests if a.results and not a.store else {}
+    if a.per != "task" and not a.sample:
+        raise _Usage("--per draws a spot-check: give --sample N too (without it every record is re-scored)")
     if a.sample and not df.empty:
         df = df[df["status"].isin(["ok", "truncated", "invalid"])]
         # records whose solution the bundle kept come first, so a spot-check re-scores what it can
         left = {(p, k) for p, m in manifests.items() for k in left_out_solutions(m)}
         gone = [(str(p), k) in left for p, k in zip(df.get("bundle_path", pd.Series([None] * len(df), index=df.index)), df["key"], strict=True)]
         df = df.assign(_gone=gone).sample(frac=1.0, random_state=0).sort_values("_gone", kind="stable")
-        df = df.groupby(["task", "method"]).head(a.sample).drop(columns="_gone")
-        print(f"spot-check: {len(df)} records ({a.sample} per method and task, seed 0, kept solutions first)")
+        by = ["task", "method"] + (["instance"] if a.per == "instance" else [])
+        df = df.groupby(by).head(a.sample).drop(columns="_gone")
+        print(f"spot-check: {len(df)} records ({a.sample} per method and {a.per}, seed 0, kept solutions first)")
     checks = verify_frame(df, root, manifests=manifests) if not df.empty else []
     counts: dict[str, int] = {}
     for c in checks:

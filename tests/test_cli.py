@@ -145,6 +145,12 @@ def test_publish_claims_verify(cli, toy_run, tmp_path):
 
     rc, out, _ = cli("verify", "--task", "toy-mean", "--results", results)
     assert rc == 0 and "match 24" in out
+    scored = pd.read_parquet(b / "records.parquet").query("status in ['ok', 'truncated', 'invalid']")
+    pairs = len(scored.groupby(["method", "instance"]))
+    rc, out, _ = cli("verify", "--task", "toy-mean", "--results", results, "--sample", "1", "--per", "instance")
+    assert rc == 0 and f"spot-check: {pairs} records (1 per method and instance" in out
+    rc, _, err = cli("verify", "--task", "toy-mean", "--results", results, "--per", "instance")
+    assert rc == 2 and "--per draws a spot-check: give --sample N" in err
     # tamper with one solution: verify must notice
     sol = next((b / "solutions").glob("*.npz"))
     from bench import wire
@@ -154,8 +160,6 @@ def test_publish_claims_verify(cli, toy_run, tmp_path):
     assert rc == 1 and "mismatch" in out
     # tamper with the records: the bundle no longer matches its manifest and is skipped, which
     # verify must report as a failure, not as "nothing to verify"
-    import pandas as pd
-
     df = pd.read_parquet(b / "records.parquet")
     df.loc[0, "metric.abs_err"] = 0.0
     df.to_parquet(b / "records.parquet")

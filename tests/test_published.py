@@ -68,10 +68,17 @@ def test_generated_claims_tables_are_up_to_date(cli, tmp_path, readme, task):
 def test_published_solutions_rescore_to_the_published_metrics(cli, task):
     if task == "(none)":
         pytest.skip("no bundle is published yet")
-    # a seeded spot-check keeps CI fast (replaying every active-learning run takes minutes);
-    # `python -m bench verify --results results` checks every record
-    rc, out, err = cli("verify", "--task", task, "--results", RESULTS, "--sample", "1")
+    # a seeded spot-check keeps CI fast; `python -m bench verify --results results` checks every record.
+    # One record per method and instance re-scores every instance's data and references: one per method
+    # and task hid a tier whose reference was stale on one instance (log-concave-sampling, 2026-12-07).
+    per = "task" if task in SPOT_PER_TASK else "instance"
+    rc, out, err = cli("verify", "--task", task, "--results", RESULTS, "--sample", "1", "--per", per)
     assert rc == 0 and "mismatch" not in out, out + err
+
+
+#: Tasks whose one-per-instance spot-check takes minutes (replays of interactive sessions, samplers):
+#: 213 s and 358 s on 2026-12-07, every record matching; CI draws one record per method there.
+SPOT_PER_TASK = ("active-learning", "manifold-diffusion")
 
 
 #: Tasks whose published instances once hinged on CPU rounding (fixed in robust-gossip 2, monotone-regression 2,

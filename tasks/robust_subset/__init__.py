@@ -307,7 +307,10 @@ class RobustSubsetTask(CatalogTask):
             Metric(
                 name="accuracy",
                 direction="max",
-                description="clean test accuracy of LogisticRegression(C=1) trained on (X[S], y[S])",
+                description="clean test accuracy of LogisticRegression(C=1) trained on (X[S], y[S]); lbfgs's fit "
+                "differs in the last bits between CPUs, so a test point on the boundary can flip (seen: 1 of the "
+                "2,000 on 2 of 280 records between an AVX-512 and an AVX2 machine): bench verify compares it to 2e-3",
+                rtol=2e-3,
             ),
         ],
         primary="mean_error",

@@ -300,7 +300,10 @@ class WassersteinBallCenterTask(CatalogTask):
             Metric(
                 name="ratio",
                 direction="min",
-                description="max_w / the WBC LP's optimum (HiGHS); 1 is optimal",
+                description="max_w / the WBC LP's optimum (HiGHS); 1 is optimal. The optimum of HiGHS's interior "
+                "point method (default tolerances) differs between CPUs (seen: 1.6e-9 relative on blobs2d-N5-m36-s0 "
+                "between an AVX-512 and an AVX2 machine), so bench verify compares it to 1e-6",
+                rtol=1e-6,
             ),
             Metric(
                 name="sum_w",
