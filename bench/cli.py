@@ -776,6 +776,8 @@ def cmd_verify(a: argparse.Namespace) -> int:
     from bench.store import Store
     from bench.verify import verify_frame
 
+    if a.per != "task" and not a.sample:
+        raise _Usage("--per draws a spot-check: give --sample N too (without it every record is re-scored)")
     if a.task:
         from bench.registry import get_task
 
@@ -793,8 +795,6 @@ def cmd_verify(a: argparse.Namespace) -> int:
         store = Store(a.store)
         df, root = store.frame(a.task), store.root
     manifests = b.manifests if a.results and not a.store else {}
-    if a.per != "task" and not a.sample:
-        raise _Usage("--per draws a spot-check: give --sample N too (without it every record is re-scored)")
     if a.sample and not df.empty:
         df = df[df["status"].isin(["ok", "truncated", "invalid"])]
         # records whose solution the bundle kept come first, so a spot-check re-scores what it can
@@ -822,15 +822,18 @@ def cmd_publish(a: argparse.Namespace) -> int:
     from bench.registry import get_task
     from bench.store import Store
 
+    # the flags that choose which runs a bundle holds: meaningless without runs to publish
+    run_flags = (("--sweep", a.sweep), ("--supersedes", a.supersedes), ("--replace-methods", a.replace_methods),
+                 ("--replace-instances", a.replace_instances), ("--plugin", a.plugin))  # fmt: skip
     if a.refresh_digest:
-        given = [f for f, v in (("--sweep", a.sweep), ("--supersedes", a.supersedes), ("--replace-methods", a.replace_methods), ("--replace-instances", a.replace_instances), ("--plugin", a.plugin), ("--claims-only", a.claims_only)) if v]
+        given = [f for f, v in (*run_flags, ("--claims-only", a.claims_only)) if v]
         if given:
             raise _Usage(f"--refresh-digest publishes nothing: drop {', '.join(given)}")
         _refresh_digest(Path(a.results), a.task)
         return 0
     task = get_task(a.task)
     if a.claims_only:
-        given = [f for f, v in (("--sweep", a.sweep), ("--supersedes", a.supersedes), ("--replace-methods", a.replace_methods), ("--replace-instances", a.replace_instances), ("--plugin", a.plugin)) if v]
+        given = [f for f, v in run_flags if v]
         if given:
             raise _Usage(f"--claims-only publishes no runs: drop {', '.join(given)}")
         written, message = publish_claims(task, Path(a.results), author=a.author)

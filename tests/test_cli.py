@@ -226,11 +226,17 @@ def test_publish_refuses_runs_on_a_methods_development_seeds(toy_run, tmp_path):
         publish(store, get_task("toy-mean"), [sweep], tmp_path / "d", origin="maintainers", author="ci", catalog=stale[:2])
 
 
-def test_a_rerun_published_with_supersedes_replaces_the_old_bundle(cli, toy_run, tmp_path):
+def _publish_first(cli, toy_run, tmp_path):
+    """The toy sweep published as a maintainers' bundle: ``(results folder, bundle directory)``."""
     results = tmp_path / "results"
     rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers")
     assert rc == 0, err
     (old,) = (results / "toy-mean").iterdir()
+    return results, old
+
+
+def test_a_rerun_published_with_supersedes_replaces_the_old_bundle(cli, toy_run, tmp_path):
+    results, old = _publish_first(cli, toy_run, tmp_path)
     rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers", "--supersedes", "20000101-nope")
     assert rc == 2 and "--supersedes 20000101-nope: no such bundle" in err and old.name in err
     rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers", "--supersedes", f"{old.name}/")
@@ -253,10 +259,7 @@ def test_a_rerun_published_with_supersedes_replaces_the_old_bundle(cli, toy_run,
 
 def test_replace_methods_supersedes_a_method_whose_job_keys_changed(cli, toy_run, tmp_path):
     """A method rerun with other parameters (new job keys) replaces only that method's old records."""
-    results = tmp_path / "results"
-    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers")
-    assert rc == 0, err
-    (old,) = (results / "toy-mean").iterdir()
+    results, old = _publish_first(cli, toy_run, tmp_path)
     rerun = ("run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--method", "toy-noisy", "--param", "scale=0.1",
              "--seeds", "3", "--store", toy_run, "--no-progress")  # fmt: skip
     rc, _, err = cli(*rerun)
@@ -281,10 +284,7 @@ def test_replace_methods_supersedes_a_method_whose_job_keys_changed(cli, toy_run
 
 def test_replace_instances_supersedes_the_rerun_instance_and_methods_only(cli, toy_run, tmp_path):
     """A rerun of one instance (new job keys: here another master seed) replaces those methods' records there."""
-    results = tmp_path / "results"
-    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers")
-    assert rc == 0, err
-    (old,) = (results / "toy-mean").iterdir()
+    results, old = _publish_first(cli, toy_run, tmp_path)
     from bench.bundle import load_bundles
 
     first = load_bundles(results).records
@@ -310,10 +310,7 @@ def test_replace_instances_supersedes_the_rerun_instance_and_methods_only(cli, t
 
 def test_publish_leaves_out_reused_jobs_that_are_already_published(cli, toy_run, tmp_path):
     """A sweep that reuses stored jobs (here: one more seed) publishes only what it ran itself."""
-    results = tmp_path / "results"
-    rc, _, err = cli("publish", "--task", "toy-mean", "--store", toy_run, "--results", results, "--origin", "maintainers")
-    assert rc == 0, err
-    (old,) = (results / "toy-mean").iterdir()
+    results, old = _publish_first(cli, toy_run, tmp_path)
     n_old = json.loads((old / "manifest.json").read_text())["records"]
     run = ("run", "--task", "toy-mean", "--plugin", TOY_METHODS, "--method", *TOY3, "--store", toy_run, "--no-progress")
     rc, _, err = cli(*run, "--seeds", "4")
