@@ -29,7 +29,13 @@ __all__ = ["gptq_layer", "solve"]
 
 
 def gptq_layer(
-    W: np.ndarray, X: np.ndarray, bits: int, *, percdamp: float = 0.01, blocksize: int = 128, act_order: bool = False
+    W: np.ndarray,
+    X: np.ndarray,
+    bits: int,
+    *,
+    percdamp: float = 0.01,
+    blocksize: int = 128,
+    act_order: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """GPTQ on one layer: ``(codebook (m, 2**bits), codes (m, n) uint8)``; ``X`` is ``(n, p)``."""
     W = np.array(W, dtype=np.float64)
@@ -73,7 +79,9 @@ def gptq_layer(
     params={"percdamp": 0.01, "blocksize": 128, "act_order": False},
     description="GPTQ's error feedback on each row's uniform min-max grid (per channel, 1% damping)",
 )
-def solve(instance, *, seed: int, budget: float, percdamp: float, blocksize: int, act_order: bool) -> dict:
+def solve(
+    instance, *, seed: int, budget: float, percdamp: float, blocksize: int, act_order: bool
+) -> dict:
     """GPTQ, layer by layer, on the task's calibration inputs."""
     bits = int(instance.data["bits"])
     out = {}

@@ -26,7 +26,9 @@ from tasks.lut_quantization import nearest_codes
 __all__ = ["kmeans_layer", "solve"]
 
 
-def kmeans_layer(W: np.ndarray, X: np.ndarray, bits: int, *, seed: int, max_iter: int = 50, weighted: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def kmeans_layer(
+    W: np.ndarray, X: np.ndarray, bits: int, *, seed: int, max_iter: int = 50, weighted: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-row weighted k-means: ``(codebook (m, 2**bits), codes (m, n) uint8)``."""
     from sklearn.cluster import KMeans
 
@@ -62,6 +64,12 @@ def solve(instance, *, seed: int, budget: float, max_iter: int) -> dict:
     out = {}
     for k, name in enumerate(instance.data["layers"]):
         state = int(np.random.default_rng([seed, k]).integers(2**32))  # KMeans takes a 32-bit seed
-        T, codes = kmeans_layer(instance.data["W/" + name], instance.data["X/" + name], bits, seed=state, max_iter=max_iter)
+        T, codes = kmeans_layer(
+            instance.data["W/" + name],
+            instance.data["X/" + name],
+            bits,
+            seed=state,
+            max_iter=max_iter,
+        )
         out[name] = {"codebook": T, "codes": codes}
     return out

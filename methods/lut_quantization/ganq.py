@@ -82,7 +82,10 @@ def initial_codebook(W: np.ndarray, bits: int) -> np.ndarray:
         return np.quantile(W, fracs, axis=1, method="linear").T
     if bits == 4:
         lo, hi = W.min(axis=1, keepdims=True), W.max(axis=1, keepdims=True)
-        parts = [np.linspace(a, b, k) for a, b, k in ((0.0, 0.25, 3), (0.25, 0.5, 5), (0.5, 0.75, 5), (0.75, 1.0, 3))]
+        parts = [
+            np.linspace(a, b, k)
+            for a, b, k in ((0.0, 0.25, 3), (0.25, 0.5, 5), (0.5, 0.75, 5), (0.75, 1.0, 3))
+        ]
         return lo + (hi - lo) * np.concatenate(parts)[None, :]
     raise ValueError(f"GANQ's initialisation is defined for 3 and 4 bits, not {bits}")
 
@@ -120,7 +123,9 @@ def _t_step(codes: np.ndarray, WH: np.ndarray, H: np.ndarray, levels: int) -> np
         S = eye[codes[i0 : i0 + CHUNK]].transpose(0, 2, 1)  # (rows, levels, n) one-hot
         A = (S @ H) @ S.transpose(0, 2, 1)  # S_i H S_i^T
         b = np.einsum("rn,rkn->rk", WH[i0 : i0 + CHUNK], S)  # W_i H S_i^T
-        T[i0 : i0 + CHUNK] = np.einsum("rk,rkl->rl", b, np.linalg.pinv(A, rtol=levels * np.finfo(float).eps, hermitian=True))
+        T[i0 : i0 + CHUNK] = np.einsum(
+            "rk,rkl->rl", b, np.linalg.pinv(A, rtol=levels * np.finfo(float).eps, hermitian=True)
+        )
     return T
 
 
@@ -150,7 +155,11 @@ def ganq_layer(
             W[:, dead] = W[:, ~dead].mean(axis=1, keepdims=True)
     if pre_process:
         median = np.median(W, axis=1, keepdims=True)
-        iqr = np.quantile(W, 0.75, axis=1, keepdims=True) - np.quantile(W, 0.25, axis=1, keepdims=True) + 1e-8
+        iqr = (
+            np.quantile(W, 0.75, axis=1, keepdims=True)
+            - np.quantile(W, 0.25, axis=1, keepdims=True)
+            + 1e-8
+        )
         W = (W - median) / iqr
     L = _factor(H, damping, percdamp)
     LLt = L @ L.T
@@ -172,7 +181,9 @@ def ganq_layer(
     return best_T, best_codes, history
 
 
-def _solve(instance, max_epoch: int, damping: str, pre_process: bool, percdamp: float = 0.01) -> dict:
+def _solve(
+    instance, max_epoch: int, damping: str, pre_process: bool, percdamp: float = 0.01
+) -> dict:
     bits = int(instance.data["bits"])
     out = {}
     for name in instance.data["layers"]:
@@ -231,6 +242,8 @@ def solve_opt(instance, *, seed: int, budget: float, max_epoch: int, pre_process
     deviations="ours, not the paper's: H + 1% of its mean diagonal in the S- and T-steps (GPTQ's damping) instead of "
     "the official branches; the objective and the choice of the best round stay on H",
 )
-def solve_damped(instance, *, seed: int, budget: float, max_epoch: int, pre_process: bool, percdamp: float) -> dict:
+def solve_damped(
+    instance, *, seed: int, budget: float, max_epoch: int, pre_process: bool, percdamp: float
+) -> dict:
     """GANQ with GPTQ's 1% damping: a well-posed S-step where ``H`` is singular (LayerNorm inputs)."""
     return _solve(instance, max_epoch, "percdamp", pre_process, percdamp)

@@ -37,7 +37,16 @@ import numpy as np
 
 from bench.instances import Catalog, CatalogTask, Choice, IdForm, Int, grid
 from bench.registry import register_task
-from bench.task import Instance, InstanceSpec, InvalidSolution, Metric, Normalization, Paper, Reference, TaskMeta
+from bench.task import (
+    Instance,
+    InstanceSpec,
+    InvalidSolution,
+    Metric,
+    Normalization,
+    Paper,
+    Reference,
+    TaskMeta,
+)
 
 __all__ = [
     "BITS",
@@ -60,16 +69,36 @@ BITS = (3, 4)
 #: GPT-2 entries are ``transformers.GPT2Config`` fields, plus the calibration and
 #: held-out token counts (``sequences x n_positions`` each).
 MODELS: dict[str, dict[str, Any]] = {
-    "mlp": {"kind": "mlp", "widths": (64, 128, 128, 10), "steps": 200, "lr": 0.01, "calibration": 512},
+    "mlp": {
+        "kind": "mlp",
+        "widths": (64, 128, 128, 10),
+        "steps": 200,
+        "lr": 0.01,
+        "calibration": 512,
+    },
     "gpt2": {
         "kind": "gpt2",
-        "config": {"vocab_size": 512, "n_positions": 64, "n_embd": 256, "n_layer": 2, "n_head": 4, "n_inner": 1024},
+        "config": {
+            "vocab_size": 512,
+            "n_positions": 64,
+            "n_embd": 256,
+            "n_layer": 2,
+            "n_head": 4,
+            "n_inner": 1024,
+        },
         "calibration": 32,
         "heldout": 8,
     },
     "gpt2-small": {
         "kind": "gpt2",
-        "config": {"vocab_size": 4096, "n_positions": 128, "n_embd": 768, "n_layer": 4, "n_head": 12, "n_inner": 3072},
+        "config": {
+            "vocab_size": 4096,
+            "n_positions": 128,
+            "n_embd": 768,
+            "n_layer": 4,
+            "n_head": 12,
+            "n_inner": 3072,
+        },
         "calibration": 32,
         "heldout": 8,
     },
@@ -99,8 +128,8 @@ CATALOG = Catalog(
     ),
     {
         "smoke": grid(model=("mlp",), bits=BITS, seed=(0,)),
-        "standard": grid(model=("mlp", "gpt2"), bits=BITS, seed=(0, 1, 2)),
-        "full": grid(model=("mlp", "gpt2"), bits=BITS, seed=(0, 1, 2, 3, 4))
+        "standard": grid(model=("mlp", "gpt2"), bits=BITS, seed=(0, 1, 2, 3, 4)),
+        "full": grid(model=("mlp", "gpt2"), bits=BITS, seed=tuple(range(10)))
         + grid(model=("gpt2-small",), bits=BITS, seed=(0, 1, 2)),
     },
     validate=_check_fields,
@@ -112,7 +141,9 @@ CATALOG = Catalog(
 
 def dequantize(codebook: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """``W_hat[i, j] = codebook[i, codes[i, j]]`` (float64)."""
-    return np.take_along_axis(np.asarray(codebook, dtype=np.float64), np.asarray(codes, dtype=np.intp), axis=1)
+    return np.take_along_axis(
+        np.asarray(codebook, dtype=np.float64), np.asarray(codes, dtype=np.intp), axis=1
+    )
 
 
 def rtn_codebook(W: np.ndarray, bits: int) -> np.ndarray:
@@ -165,10 +196,18 @@ def _digits_split(seed: int, calibration: int) -> dict[str, np.ndarray]:
     X = X / 16.0
     order = np.random.default_rng([seed, 64]).permutation(len(y))
     train, test = order[:1200], order[1200:]
-    return {"Xtr": X[train], "ytr": y[train], "Xte": X[test], "yte": y[test], "calib": X[train[:calibration]]}
+    return {
+        "Xtr": X[train],
+        "ytr": y[train],
+        "Xte": X[test],
+        "yte": y[test],
+        "calib": X[train[:calibration]],
+    }
 
 
-def _mlp_forward(params: list[tuple[np.ndarray, np.ndarray]], X: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+def _mlp_forward(
+    params: list[tuple[np.ndarray, np.ndarray]], X: np.ndarray
+) -> tuple[np.ndarray, list[np.ndarray]]:
     """Logits and each layer's inputs (rows are samples) of the tanh MLP ``params = [(W, b), ...]``."""
     inputs, h = [], X
     for k, (W, b) in enumerate(params):
@@ -179,7 +218,9 @@ def _mlp_forward(params: list[tuple[np.ndarray, np.ndarray]], X: np.ndarray) -> 
     return h, inputs
 
 
-def trained_mlp(seed: int, widths: tuple[int, ...], steps: int, lr: float, calibration: int) -> dict[str, Any]:
+def trained_mlp(
+    seed: int, widths: tuple[int, ...], steps: int, lr: float, calibration: int
+) -> dict[str, Any]:
     """:func:`train_mlp`, cached on disk (keyed by its arguments and this module's source)."""
     from bench.cache import cache_dir, cached_npz, source_digest
 
@@ -194,10 +235,15 @@ def trained_mlp(seed: int, widths: tuple[int, ...], steps: int, lr: float, calib
 
     flat = cached_npz(cache_dir("lut_quantization", "models") / key, compute)
     params = [(flat[f"W{k}"], flat[f"b{k}"]) for k in range(len(widths) - 1)]
-    return {"params": params, **{k: v for k, v in flat.items() if k[0] not in "Wb" or not k[1:].isdigit()}}
+    return {
+        "params": params,
+        **{k: v for k, v in flat.items() if k[0] not in "Wb" or not k[1:].isdigit()},
+    }
 
 
-def train_mlp(seed: int, widths: tuple[int, ...], steps: int, lr: float, calibration: int) -> dict[str, Any]:
+def train_mlp(
+    seed: int, widths: tuple[int, ...], steps: int, lr: float, calibration: int
+) -> dict[str, Any]:
     """Train the digits MLP with full-batch Adam (numpy, float64), then round its weights to float32.
 
     Deterministic in its arguments: Glorot-uniform weights from
@@ -210,7 +256,9 @@ def train_mlp(seed: int, widths: tuple[int, ...], steps: int, lr: float, calibra
         a = math.sqrt(6.0 / (n_in + n_out))
         params.append((rng.uniform(-a, a, (n_out, n_in)), np.zeros(n_out)))
     Y = np.eye(widths[-1])[d["ytr"]]
-    moments = [(np.zeros_like(W), np.zeros_like(W), np.zeros_like(b), np.zeros_like(b)) for W, b in params]
+    moments = [
+        (np.zeros_like(W), np.zeros_like(W), np.zeros_like(b), np.zeros_like(b)) for W, b in params
+    ]
     b1, b2, eps = 0.9, 0.999, 1e-8
     for t in range(1, steps + 1):
         logits, inputs = _mlp_forward(params, d["Xtr"])
@@ -232,9 +280,17 @@ def train_mlp(seed: int, widths: tuple[int, ...], steps: int, lr: float, calibra
                 v_ *= b2
                 v_ += (1 - b2) * g_**2
             c1, c2 = 1 - b1**t, 1 - b2**t
-            new.append((W - lr * (mW / c1) / (np.sqrt(vW / c2) + eps), b - lr * (mb / c1) / (np.sqrt(vb / c2) + eps)))
+            new.append(
+                (
+                    W - lr * (mW / c1) / (np.sqrt(vW / c2) + eps),
+                    b - lr * (mb / c1) / (np.sqrt(vb / c2) + eps),
+                )
+            )
         params = new
-    params = [(W.astype(np.float32).astype(np.float64), b.astype(np.float32).astype(np.float64)) for W, b in params]
+    params = [
+        (W.astype(np.float32).astype(np.float64), b.astype(np.float32).astype(np.float64))
+        for W, b in params
+    ]
     return {"params": params, **d}
 
 
@@ -248,7 +304,13 @@ def _gpt2_weights(config: dict[str, Any], seed: int) -> dict[str, np.ndarray]:
     Keys and shapes are those of ``transformers.GPT2LMHeadModel.state_dict()`` (Conv1D weights are ``(in, out)``).
     """
     rng = np.random.default_rng([seed, 2])
-    d, L, inner, V, P = config["n_embd"], config["n_layer"], config["n_inner"], config["vocab_size"], config["n_positions"]
+    d, L, inner, V, P = (
+        config["n_embd"],
+        config["n_layer"],
+        config["n_inner"],
+        config["vocab_size"],
+        config["n_positions"],
+    )
 
     def normal(shape, std=INIT_STD):
         return (std * rng.standard_normal(shape)).astype(np.float32)
@@ -258,12 +320,27 @@ def _gpt2_weights(config: dict[str, Any], seed: int) -> dict[str, np.ndarray]:
     for i in range(L):
         p = f"transformer.h.{i}."
         w[p + "ln_1.weight"], w[p + "ln_1.bias"] = np.ones(d, np.float32), np.zeros(d, np.float32)
-        w[p + "attn.c_attn.weight"], w[p + "attn.c_attn.bias"] = normal((d, 3 * d)), np.zeros(3 * d, np.float32)
-        w[p + "attn.c_proj.weight"], w[p + "attn.c_proj.bias"] = normal((d, d), proj_std), np.zeros(d, np.float32)
+        w[p + "attn.c_attn.weight"], w[p + "attn.c_attn.bias"] = (
+            normal((d, 3 * d)),
+            np.zeros(3 * d, np.float32),
+        )
+        w[p + "attn.c_proj.weight"], w[p + "attn.c_proj.bias"] = (
+            normal((d, d), proj_std),
+            np.zeros(d, np.float32),
+        )
         w[p + "ln_2.weight"], w[p + "ln_2.bias"] = np.ones(d, np.float32), np.zeros(d, np.float32)
-        w[p + "mlp.c_fc.weight"], w[p + "mlp.c_fc.bias"] = normal((d, inner)), np.zeros(inner, np.float32)
-        w[p + "mlp.c_proj.weight"], w[p + "mlp.c_proj.bias"] = normal((inner, d), proj_std), np.zeros(d, np.float32)
-    w["transformer.ln_f.weight"], w["transformer.ln_f.bias"] = np.ones(d, np.float32), np.zeros(d, np.float32)
+        w[p + "mlp.c_fc.weight"], w[p + "mlp.c_fc.bias"] = (
+            normal((d, inner)),
+            np.zeros(inner, np.float32),
+        )
+        w[p + "mlp.c_proj.weight"], w[p + "mlp.c_proj.bias"] = (
+            normal((inner, d), proj_std),
+            np.zeros(d, np.float32),
+        )
+    w["transformer.ln_f.weight"], w["transformer.ln_f.bias"] = (
+        np.ones(d, np.float32),
+        np.zeros(d, np.float32),
+    )
     return w
 
 
@@ -280,7 +357,14 @@ def gpt2_model(config: dict[str, Any], weights: dict[str, np.ndarray]):
 
     ends = config["vocab_size"] - 1  # GPT-2's default 50256 lies outside a small vocabulary
     cfg = GPT2Config(
-        **config, bos_token_id=ends, eos_token_id=ends, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, tie_word_embeddings=True, attn_implementation="eager"
+        **config,
+        bos_token_id=ends,
+        eos_token_id=ends,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+        tie_word_embeddings=True,
+        attn_implementation="eager",
     )
     with torch.device("meta"):
         model = GPT2LMHeadModel(cfg)
@@ -304,7 +388,9 @@ def _zipf_tokens(rng: np.random.Generator, vocab: int, shape: tuple[int, int]) -
     return rng.choice(vocab, size=shape, p=p / p.sum()).astype(np.int64)
 
 
-def _gpt2_run(config: dict[str, Any], weights: dict[str, np.ndarray], tokens: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _gpt2_run(
+    config: dict[str, Any], weights: dict[str, np.ndarray], tokens: np.ndarray
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Logits ``(sequences, positions, vocab)`` and each quantized layer's inputs ``(n, tokens)``."""
     import torch
 
@@ -314,7 +400,9 @@ def _gpt2_run(config: dict[str, Any], weights: dict[str, np.ndarray], tokens: np
     modules = dict(model.named_modules())
     hooks = [
         modules[name].register_forward_hook(
-            lambda mod, args, out, name=name: captured.__setitem__(name, args[0].detach().reshape(-1, args[0].shape[-1]).numpy().T.copy())
+            lambda mod, args, out, name=name: captured.__setitem__(
+                name, args[0].detach().reshape(-1, args[0].shape[-1]).numpy().T.copy()
+            )
         )
         for name in names
     ]
@@ -432,7 +520,9 @@ class LutQuantizationTask(CatalogTask):
     def spec(self, fields: dict[str, Any]) -> InstanceSpec:
         """The fields as parameters, and the model's kind as a tag."""
         return InstanceSpec(
-            id=CATALOG.form.format(**fields), params=dict(fields), tags=("generated", MODELS[fields["model"]]["kind"])
+            id=CATALOG.form.format(**fields),
+            params=dict(fields),
+            tags=("generated", MODELS[fields["model"]]["kind"]),
         )
 
     def generate(self, fields: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -441,7 +531,9 @@ class LutQuantizationTask(CatalogTask):
         data: dict[str, Any] = {"bits": bits}
         private: dict[str, Any] = {}
         if model["kind"] == "mlp":
-            net = trained_mlp(seed, model["widths"], model["steps"], model["lr"], model["calibration"])
+            net = trained_mlp(
+                seed, model["widths"], model["steps"], model["lr"], model["calibration"]
+            )
             names = [f"fc{k + 1}" for k in range(len(net["params"]))]
             _, calib = _mlp_forward(net["params"], net["calib"])
             ref_logits, held = _mlp_forward(net["params"], net["Xte"])
@@ -450,13 +542,21 @@ class LutQuantizationTask(CatalogTask):
                 data["X/" + name] = Xc.T.astype(np.float32)
                 private["H/" + name] = Xh.T.astype(np.float32)
                 private["b/" + name] = b
-            private["inputs"], private["labels"], private["logits"] = net["Xte"], net["yte"], ref_logits
+            private["inputs"], private["labels"], private["logits"] = (
+                net["Xte"],
+                net["yte"],
+                ref_logits,
+            )
         else:
             config = model["config"]
             weights = _gpt2_weights(config, seed)
             rng = np.random.default_rng([seed, 3])
-            calib = _zipf_tokens(rng, config["vocab_size"], (model["calibration"], config["n_positions"]))
-            held = _zipf_tokens(rng, config["vocab_size"], (model["heldout"], config["n_positions"]))
+            calib = _zipf_tokens(
+                rng, config["vocab_size"], (model["calibration"], config["n_positions"])
+            )
+            held = _zipf_tokens(
+                rng, config["vocab_size"], (model["heldout"], config["n_positions"])
+            )
             _, cx = _gpt2_run(config, weights, calib)
             ref_logits, hx = _gpt2_run(config, weights, held)
             names = _gpt2_layers(config)
@@ -469,26 +569,38 @@ class LutQuantizationTask(CatalogTask):
         data["layers"] = names
         return data, private
 
-    def reference(self, fields: dict[str, Any], data: dict[str, Any], private: dict[str, Any]) -> dict[str, Reference]:
+    def reference(
+        self, fields: dict[str, Any], data: dict[str, Any], private: dict[str, Any]
+    ) -> dict[str, Reference]:
         """Round-to-nearest's layer error (the normalization's zero) and the full-precision accuracy (mlp)."""
         bits, errs = int(data["bits"]), []
         for name in data["layers"]:
             W = data["W/" + name]
             errs.append(layer_errors(W, dequantize(*uniform_quantize(W, bits)), data["X/" + name]))
         refs = {
-            "rtn": Reference(value=float(np.mean(errs)), source="round-to-nearest on each row's min-max grid of 2**bits levels"),
+            "rtn": Reference(
+                value=float(np.mean(errs)),
+                source="round-to-nearest on each row's min-max grid of 2**bits levels",
+            ),
         }
         if "labels" in private:
             acc = float(np.mean(private["logits"].argmax(axis=1) == private["labels"]))
-            refs["fp_accuracy"] = Reference(value=acc, source="the full-precision MLP's accuracy on the held-out digits")
+            refs["fp_accuracy"] = Reference(
+                value=acc, source="the full-precision MLP's accuracy on the held-out digits"
+            )
         return refs
 
     def _check(self, instance: Instance, solution: Any) -> dict[str, np.ndarray]:
         data = instance.data
         bits, names = int(data["bits"]), list(data["layers"])
         if not isinstance(solution, dict):
-            raise InvalidSolution(f"expected a dict {{layer name: {{'codebook', 'codes'}}}}, got {type(solution).__name__}")
-        missing, extra = [n for n in names if n not in solution], [k for k in solution if k not in names]
+            raise InvalidSolution(
+                f"expected a dict {{layer name: {{'codebook', 'codes'}}}}, got {type(solution).__name__}"
+            )
+        missing, extra = (
+            [n for n in names if n not in solution],
+            [k for k in solution if k not in names],
+        )
         if missing or extra:
             raise InvalidSolution(
                 (f"missing layers {missing[:3]}" if missing else "") + (" and " if missing and extra else "")
@@ -500,21 +612,31 @@ class LutQuantizationTask(CatalogTask):
             entry = solution[name]
             if not isinstance(entry, dict) or set(entry) != {"codebook", "codes"}:
                 keys = sorted(entry) if isinstance(entry, dict) else type(entry).__name__
-                raise InvalidSolution(f"layer {name!r}: expected exactly the keys 'codebook' and 'codes', got {keys}")
+                raise InvalidSolution(
+                    f"layer {name!r}: expected exactly the keys 'codebook' and 'codes', got {keys}"
+                )
             T, C = entry["codebook"], entry["codes"]
             if not isinstance(T, np.ndarray) or T.dtype.kind != "f" or T.shape != (m, 2**bits):
                 what = f"{T.dtype} {T.shape}" if isinstance(T, np.ndarray) else type(T).__name__
-                raise InvalidSolution(f"layer {name!r}: 'codebook' must be a float array of shape ({m}, {2**bits}), got {what}")
+                raise InvalidSolution(
+                    f"layer {name!r}: 'codebook' must be a float array of shape ({m}, {2**bits}), got {what}"
+                )
             if not np.all(np.isfinite(T)):
                 i, j = np.argwhere(~np.isfinite(T))[0]
-                raise InvalidSolution(f"layer {name!r}: 'codebook' is not finite at row {i}, entry {j}")
+                raise InvalidSolution(
+                    f"layer {name!r}: 'codebook' is not finite at row {i}, entry {j}"
+                )
             if not isinstance(C, np.ndarray) or C.dtype.kind not in "iu" or C.shape != (m, n):
                 what = f"{C.dtype} {C.shape}" if isinstance(C, np.ndarray) else type(C).__name__
-                raise InvalidSolution(f"layer {name!r}: 'codes' must be an integer array of shape ({m}, {n}), got {what}")
+                raise InvalidSolution(
+                    f"layer {name!r}: 'codes' must be an integer array of shape ({m}, {n}), got {what}"
+                )
             bad = (C < 0) | (C >= 2**bits)
             if bad.any():
                 i, j = np.argwhere(bad)[0]
-                raise InvalidSolution(f"layer {name!r}: code {int(C[i, j])} at row {i}, column {j} is outside [0, {2**bits})")
+                raise InvalidSolution(
+                    f"layer {name!r}: code {int(C[i, j])} at row {i}, column {j} is outside [0, {2**bits})"
+                )
             out[name] = dequantize(T, C)
         return out
 
