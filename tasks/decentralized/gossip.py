@@ -397,8 +397,8 @@ class GossipSession(Session):
 
     A task subclasses it and implements :meth:`call_oracle` (its local
     oracles), :meth:`score_report` (what it records from a ``report``) and,
-    if it wants, :meth:`on_round` (a fixed number of rounds, a stopping
-    rule). The solution :meth:`solution` returns holds the answer, the
+    if it wants, :meth:`forced_end` (an answer that ends the job early: a
+    stopping rule the task owns). The solution :meth:`solution` returns holds the answer, the
     counters and the trace; it is built here and never by the method.
 
     Parameters

@@ -23,7 +23,7 @@ and the consensus error at each report, with the counters at that moment,
 and reads off the communication rounds and the local gradient calls until
 ``f(mean x) - f* <= eps`` for ``eps`` in ``{1e-4, 1e-8}``. ``f*`` is computed
 here: exactly for ridge, with scipy's L-BFGS and a Newton polish for logistic.
-See ``tasks/decentralized/README.md``.
+See ``tasks/decentralized/optimization/README.md`` (and ``tasks/decentralized/README.md`` for the shared gossip engine).
 """
 
 from __future__ import annotations
